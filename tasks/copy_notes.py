@@ -1,0 +1,47 @@
+"""The notes a mirror keeps beside its archives: which files the copy lacks (MISSING.txt) or left out (EXCLUDED.txt).
+
+A published repository has neither; a mirror of it may. Paths in them omit `training_results_vX.Y/`.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class CopyNotes:
+    missing: set[str] = field(default_factory=set)
+    excluded: dict[str, str] = field(default_factory=dict)  # path -> reason given by the mirror
+
+
+def load_copy_notes(folder: Path | None, round_name: str) -> CopyNotes:
+    """Read MISSING.txt (`round<TAB>path`) and EXCLUDED.txt (header `round path reason bytes`) for one round."""
+    notes = CopyNotes()
+    if folder is None:
+        return notes
+    missing = folder / "MISSING.txt"
+    if missing.is_file():
+        for line in missing.read_text(encoding="utf-8").splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 2 and parts[0] == round_name:
+                notes.missing.add(parts[1].strip())
+    excluded = folder / "EXCLUDED.txt"
+    if excluded.is_file():
+        with excluded.open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle, delimiter="\t"):
+                if row.get("round") == round_name and row.get("path"):
+                    notes.excluded[row["path"]] = row.get("reason") or "excluded"
+    return notes
+
+
+def notes_folder_for(location: str) -> Path | None:
+    """A mirror keeps its notes beside the archive or repository, or inside a directory source."""
+    path = Path(location)
+    if not path.exists():
+        return None
+    for candidate in (path.parent, path):
+        if (candidate / "MISSING.txt").is_file() or (candidate / "EXCLUDED.txt").is_file():
+            return candidate
+    return None

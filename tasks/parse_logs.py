@@ -1,0 +1,230 @@
+"""Parse one MLPerf result log into the facts scoring needs.
+
+Reads the three historical line formats exactly as the MLCommons compliance parser does:
+bytes are decoded as latin-1, lines split on \\n, \\r and \\r\\n (Python's universal
+newlines), a line carries an event if it contains the marker anywhere, and the last
+marker on a line wins.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+MLLOG = "mllog"  # v0.7+  ":::MLLOG {json}"
+MLL = "mll"  # v0.6     ":::MLL <unix_s> <key>: {json}"
+MLP = "mlp"  # v0.5     ":::MLPv0.5.0 <bench> <unix_s> (<file>:<line>) <key>[: <value>]"
+
+TOKENS = {MLLOG: ":::MLLOG ", MLL: ":::MLL ", MLP: ":::MLPv0.5.0 "}
+# The marker to the end of its line; a later marker on the same line is resolved by rfind.
+_TOKEN_TO_EOL = {fmt: re.compile(re.escape(tok) + r"([^\r\n]*)") for fmt, tok in TOKENS.items()}
+# Same grammar as the official v0.6 parser (re.X there, so written here without the spaces).
+_MLL_LINE = re.compile(r"^([\d\.]+) ([A-Za-z0-9_]+) ?:\s+(.+)$")
+_MLP_LINE = re.compile(r"^(\S+) ([\d\.]+) \(([^)]*)\) ([A-Za-z0-9_]+)(?::\s*(.*))?$")
+
+# Keys whose values the scorer or the warehouse needs; every other event is only counted.
+_KEPT_KEYS = frozenset(
+    {
+        "run_start",
+        "run_stop",
+        "eval_accuracy",
+        "aggregated_eval_accuracy",
+        "eval_target",
+        "global_batch_size",
+        "submission_benchmark",
+        "submission_division",
+        "submission_org",
+        "submission_platform",
+        "submission_status",
+    }
+)
+
+
+@dataclass
+class LogFacts:
+    """What one result log says, before any judgement of validity."""
+
+    log_format: str | None = None
+    n_marker_lines: int = 0
+    n_parse_errors: int = 0
+    first_parse_error: str | None = None
+    run_start_ms: float | None = None
+    run_stop_ms: float | None = None
+    run_stop_status: str | None = None  # 'success', 'aborted', ... or None when not stated
+    n_run_start: int = 0
+    n_run_stop: int = 0
+    log_benchmark: str | None = None
+    global_batch_size: Any = None
+    eval_target: Any = None
+    # (key, value, metadata) of every quality-bearing event, in file order
+    quality_events: list[tuple[str, Any, Any]] = field(default_factory=list)
+    timing_closed: bool = False  # the official scan stops once it holds a start and a stop
+
+
+def detect_format(text: str) -> str | None:
+    """Which marker family a log uses; None when it has no MLPerf lines."""
+    if TOKENS[MLLOG] in text:
+        return MLLOG
+    if TOKENS[MLL] in text:
+        return MLL
+    if TOKENS[MLP] in text:
+        return MLP
+    return None
+
+
+def _loads(payload: str) -> Any:
+    # orjson is a strict subset of json's grammar, so falling back keeps json's exact verdict
+    # (NaN, Infinity, huge ints, lone surrogates) at a fraction of the cost.
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return json.loads(payload)
+
+
+def _marker_payloads(text: str, fmt: str):
+    token = TOKENS[fmt]
+    for match in _TOKEN_TO_EOL[fmt].finditer(text):
+        body = match.group(1)
+        last = body.rfind(token)
+        if last >= 0:
+            body = body[last + len(token) :]
+        # the official parser strips the whole line; only the right side can differ here
+        yield body.rstrip()
+
+
+def parse_log(data: bytes) -> LogFacts:
+    """Parse a whole result log held in memory."""
+    text = data.decode("latin-1")
+    facts = LogFacts(log_format=detect_format(text))
+    if facts.log_format == MLLOG:
+        _parse_mllog(text, facts)
+    elif facts.log_format == MLL:
+        _parse_mll(text, facts)
+    elif facts.log_format == MLP:
+        _parse_mlp(text, facts)
+    return facts
+
+
+def _error(facts: LogFacts, payload: str, why: str) -> None:
+    facts.n_parse_errors += 1
+    if facts.first_parse_error is None:
+        facts.first_parse_error = f"{why}: {payload[:160]}"
+
+
+def _record(facts: LogFacts, key: str, time: float, value: Any, status: str | None, metadata: Any = None) -> None:
+    """Apply the official start/stop scan: both keep their latest value until both are seen."""
+    if key == "run_start":
+        facts.n_run_start += 1
+        if not facts.timing_closed:
+            facts.run_start_ms = time
+    elif key == "run_stop":
+        facts.n_run_stop += 1
+        if not facts.timing_closed:
+            facts.run_stop_ms = time
+            facts.run_stop_status = status
+    elif key in ("eval_accuracy", "aggregated_eval_accuracy"):
+        facts.quality_events.append((key, value, metadata))
+    elif key == "global_batch_size":
+        if facts.global_batch_size is None:
+            facts.global_batch_size = value
+    elif key == "eval_target":
+        if facts.eval_target is None:
+            facts.eval_target = value
+    elif key == "submission_benchmark":
+        if facts.log_benchmark is None and isinstance(value, str):
+            facts.log_benchmark = value
+    if facts.run_start_ms is not None and facts.run_stop_ms is not None:
+        facts.timing_closed = True
+
+
+def _parse_mllog(text: str, facts: LogFacts) -> None:
+    for payload in _marker_payloads(text, MLLOG):
+        facts.n_marker_lines += 1
+        try:
+            event = _loads(payload)
+        except ValueError as exc:
+            _error(facts, payload, f"not JSON ({exc})")
+            continue
+        if not isinstance(event, dict) or "key" not in event:
+            _error(facts, payload, "JSON without a key")
+            continue
+        try:
+            if "time_ms" in event:
+                time = float(event["time_ms"])
+            else:  # v0.7 Alibaba writes seconds
+                time = float(event["time_s"]) * 1000.0
+        except (KeyError, TypeError, ValueError):
+            _error(facts, payload, "no usable time_ms")
+            continue
+        key = event["key"]
+        if key not in _KEPT_KEYS:
+            continue
+        metadata = event.get("metadata")
+        status = metadata.get("status") if isinstance(metadata, dict) else None
+        _record(facts, key, time, event.get("value"), status, metadata)
+
+
+def _parse_mll(text: str, facts: LogFacts) -> None:
+    for payload in _marker_payloads(text, MLL):
+        facts.n_marker_lines += 1
+        match = _MLL_LINE.match(payload)
+        if match is None:
+            _error(facts, payload, "does not match the :::MLL line grammar")
+            continue
+        try:
+            time = float(match.group(1)) * 1000.0
+            body = _loads(match.group(3))
+        except ValueError as exc:
+            _error(facts, payload, f"not JSON ({exc})")
+            continue
+        key = match.group(2)
+        if key not in _KEPT_KEYS:
+            continue
+        value = body.get("value") if isinstance(body, dict) else body
+        metadata = body.get("metadata") if isinstance(body, dict) else None
+        status = metadata.get("status") if isinstance(metadata, dict) else None
+        _record(facts, key, time, value, status)
+
+
+def _parse_mlp(text: str, facts: LogFacts) -> None:
+    for payload in _marker_payloads(text, MLP):
+        facts.n_marker_lines += 1
+        match = _MLP_LINE.match(payload)
+        if match is None:
+            _error(facts, payload, "does not match the :::MLPv0.5.0 line grammar")
+            continue
+        try:
+            time = float(match.group(2)) * 1000.0
+        except ValueError:
+            _error(facts, payload, "no usable timestamp")
+            continue
+        key = match.group(4)
+        if facts.log_benchmark is None:
+            facts.log_benchmark = match.group(1)
+        if key not in _KEPT_KEYS:
+            continue
+        raw = match.group(5)
+        value: Any = None
+        if raw:
+            try:
+                value = _loads(raw)
+            except ValueError:
+                value = raw.strip()  # bare values such as `eval_target: 0.749` parse; others stay text
+        status = None
+        if key == "run_stop":
+            status = _v05_status(value)
+        _record(facts, key, time, value, status)
+
+
+def _v05_status(value: Any) -> str | None:
+    """v0.5 run_stop carries {"success": true|"true"|false}; bare run_stop says nothing."""
+    if isinstance(value, dict) and "success" in value:
+        flag = value["success"]
+        if flag is True or (isinstance(flag, str) and flag.strip().lower() == "true"):
+            return "success"
+        return "failure"
+    return None

@@ -1,0 +1,231 @@
+"""Where a round's files come from: a git URL, a local git repository, a directory or a .tar.gz.
+
+Every source yields the same thing, (path relative to the round root, bytes), so parsing never
+knows where data came from. Archives are read as a stream and never extracted to disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_ROUND_IN_NAME = re.compile(r"training_results_(v\d+\.\d+)")
+_ROOT_FOLDER = re.compile(r"^training_results_v\d+\.\d+([-_.][^/]*)?$")
+_GIT_URL = re.compile(r"^(https?://|ssh://|git://|file://|git@[\w.-]+:)")
+# Folders a result repository keeps data in; the benchmark code next to them is never fetched.
+SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/"]
+MAX_MEMBER_BYTES = 256 * 1024 * 1024  # the largest published log is under 4 MiB
+
+GIT_URL = "git_url"
+GIT_REPO = "git_repo"
+DIRECTORY = "directory"
+ARCHIVE = "archive"
+
+
+class SourceError(ValueError):
+    """A source that cannot be read at all; the message says why."""
+
+
+@dataclass
+class Source:
+    spec: str
+    kind: str
+    round: str
+    location: str  # URL or absolute path
+
+
+@dataclass
+class SkippedMember:
+    path: str
+    reason: str
+
+
+@dataclass
+class Provenance:
+    commit: str | None = None
+    sha256: str | None = None
+
+
+@dataclass
+class MemberStream:
+    """Members of one opened source; provenance and skipped members are complete once iterated."""
+
+    members: Iterator[tuple[str, Callable[[], bytes], int]]
+    provenance: Provenance
+    skipped: list[SkippedMember] = field(default_factory=list)
+
+
+def round_from_name(text: str) -> str | None:
+    match = _ROUND_IN_NAME.search(text)
+    return match.group(1) if match else None
+
+
+def resolve_source(spec: str, round_name: str | None = None) -> Source:
+    """Decide what kind of source `spec` is and which round it holds."""
+    if spec.startswith("-"):
+        raise SourceError(f"refusing a source that starts with '-': {spec!r}")
+    if _GIT_URL.match(spec):
+        kind, location = GIT_URL, spec
+    else:
+        path = Path(spec).expanduser()
+        if not path.exists():
+            raise SourceError(f"source not found: {spec}")
+        location = str(path.resolve())
+        if path.is_file():
+            if not (spec.endswith(".tar.gz") or spec.endswith(".tgz")):
+                raise SourceError(f"a file source must be a .tar.gz archive: {spec}")
+            kind = ARCHIVE
+        elif (path / ".git").exists():
+            kind = GIT_REPO
+        else:
+            kind = DIRECTORY
+    found = round_name or round_from_name(location)
+    if found is None:
+        raise SourceError(f"cannot tell the round from {spec!r}: name it training_results_vX.Y or pass --round vX.Y")
+    if not re.match(r"^v\d+\.\d+$", found):
+        raise SourceError(f"not a round name (expected vX.Y): {found!r}")
+    return Source(spec, kind, found, location)
+
+
+def _strip_root(path: str) -> str:
+    first, _, rest = path.partition("/")
+    return rest if _ROOT_FOLDER.match(first) else path
+
+
+@contextmanager
+def open_source(source: Source, work_dir: Path | None = None, git_timeout_s: float = 900):
+    """Yield a MemberStream over the source's files; temporary checkouts are removed afterwards."""
+    if source.kind == ARCHIVE:
+        yield _archive_members(Path(source.location))
+    elif source.kind == DIRECTORY:
+        yield _directory_members(Path(source.location), Provenance())
+    elif source.kind == GIT_REPO:
+        yield _directory_members(Path(source.location), Provenance(commit=_git_head(Path(source.location))))
+    else:
+        checkout = Path(tempfile.mkdtemp(prefix="mlperf-clone-", dir=work_dir))
+        try:
+            clone_sparse(source.location, checkout, timeout_s=git_timeout_s)
+            yield _directory_members(checkout, Provenance(commit=_git_head(checkout)))
+        finally:
+            shutil.rmtree(checkout, ignore_errors=True)
+
+
+class _HashingReader:
+    """File wrapper that hashes what the gzip stream reads, so provenance costs no second pass."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self.digest = hashlib.sha256()
+
+    def read(self, size=-1):
+        chunk = self._raw.read(size)
+        self.digest.update(chunk)
+        return chunk
+
+
+def _archive_members(path: Path) -> MemberStream:
+    provenance = Provenance()
+    skipped: list[SkippedMember] = []
+
+    def generate():
+        with open(path, "rb") as raw:
+            reader = _HashingReader(raw)
+            with tarfile.open(fileobj=reader, mode="r|gz") as archive:
+                for member in archive:
+                    name = member.name
+                    if member.isdir():
+                        continue
+                    if name.startswith("/") or ".." in name.split("/"):
+                        skipped.append(SkippedMember(name, "archive member with an absolute or '..' path: refused"))
+                        continue
+                    relative = _strip_root(name)
+                    if member.issym() or member.islnk():
+                        skipped.append(SkippedMember(relative, "link inside the archive: not followed"))
+                        continue
+                    if not member.isfile():
+                        skipped.append(SkippedMember(relative, "special file inside the archive (device or fifo): refused"))
+                        continue
+                    if member.size > MAX_MEMBER_BYTES:
+                        skipped.append(SkippedMember(relative, f"file larger than {MAX_MEMBER_BYTES // 2**20} MiB: refused"))
+                        continue
+                    handle = archive.extractfile(member)
+                    yield relative, (lambda h=handle: h.read()), member.size
+            # the rest of the gzip stream (padding) must be hashed too
+            while reader.read(1 << 20):
+                pass
+        provenance.sha256 = reader.digest.hexdigest()
+
+    return MemberStream(generate(), provenance, skipped)
+
+
+def _directory_members(root: Path, provenance: Provenance) -> MemberStream:
+    skipped: list[SkippedMember] = []
+
+    def generate():
+        for folder, subfolders, files in os.walk(root):
+            subfolders[:] = sorted(d for d in subfolders if d != ".git")
+            for name in sorted(files):
+                full = Path(folder) / name
+                relative = _strip_root(full.relative_to(root).as_posix())
+                if full.is_symlink():
+                    skipped.append(SkippedMember(relative, "symbolic link: not followed"))
+                    continue
+                if not full.is_file():
+                    skipped.append(SkippedMember(relative, "special file (device or fifo): refused"))
+                    continue
+                size = full.stat().st_size
+                if size > MAX_MEMBER_BYTES:
+                    skipped.append(SkippedMember(relative, f"file larger than {MAX_MEMBER_BYTES // 2**20} MiB: refused"))
+                    continue
+                yield relative, full.read_bytes, size
+
+    return MemberStream(generate(), provenance, skipped)
+
+
+def _run_git(args: list[str], cwd: Path | None, timeout_s: float) -> str:
+    # No shell, and `--` before any user-given URL, so input can never become an option.
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s, env=env, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise SourceError(f"git {args[0]} did not finish within {timeout_s:.0f} s") from None
+    if done.returncode != 0:
+        raise SourceError(f"git {args[0]} failed: {done.stderr.strip()[-500:]}")
+    return done.stdout
+
+
+def _git_head(repo: Path) -> str:
+    return _run_git(["rev-parse", "HEAD"], repo, 60).strip()
+
+
+def clone_sparse(url: str, target: Path, timeout_s: float = 900) -> None:
+    """Shallow, sparse clone holding only systems/ and results/ folders."""
+    if url.startswith("-"):
+        raise SourceError(f"refusing a git URL that starts with '-': {url!r}")
+    _run_git(["clone", "--depth", "1", "--filter=blob:none", "--no-checkout", "--", url, str(target)], None, timeout_s)
+    _run_git(["sparse-checkout", "set", "--no-cone", *SPARSE_PATTERNS], target, 120)
+    _run_git(["checkout"], target, timeout_s)
+
+
+def remote_head(url: str, timeout_s: float = 60) -> str:
+    """The commit a remote's HEAD points at, without cloning."""
+    if url.startswith("-"):
+        raise SourceError(f"refusing a git URL that starts with '-': {url!r}")
+    out = _run_git(["ls-remote", "--", url, "HEAD"], None, timeout_s)
+    if not out.strip():
+        raise SourceError(f"remote has no HEAD: {url}")
+    return out.split()[0]
