@@ -14,10 +14,11 @@ from pathlib import Path
 class CopyNotes:
     missing: set[str] = field(default_factory=set)
     excluded: dict[str, str] = field(default_factory=dict)  # path -> reason given by the mirror
+    source_commit: str | None = None  # the repository commit the mirror's copy was taken from (MANIFEST.tsv)
 
 
 def load_copy_notes(folder: Path | None, round_name: str) -> CopyNotes:
-    """Read MISSING.txt (`round<TAB>path`) and EXCLUDED.txt (header `round path reason bytes`) for one round."""
+    """Read MISSING.txt (`round<TAB>path`), EXCLUDED.txt (`round path reason bytes`) and MANIFEST.tsv for one round."""
     notes = CopyNotes()
     if folder is None:
         return notes
@@ -33,6 +34,12 @@ def load_copy_notes(folder: Path | None, round_name: str) -> CopyNotes:
             for row in csv.DictReader(handle, delimiter="\t"):
                 if row.get("round") == round_name and row.get("path"):
                     notes.excluded[row["path"]] = row.get("reason") or "excluded"
+    manifest = folder / "MANIFEST.tsv"
+    if manifest.is_file():
+        with manifest.open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle, delimiter="\t"):
+                if row.get("round") == round_name and row.get("source_commit"):
+                    notes.source_commit = row["source_commit"].strip()
     return notes
 
 

@@ -76,9 +76,8 @@ class _Collector:
     def add(self, member: Member, load: Callable[[], bytes]) -> None:
         if member.kind == IGNORED:
             reason = member.reason or "not used"
-            if member.path in self.notes.excluded:
-                reason = f"excluded from this copy ({self.notes.excluded[member.path]}): listed in EXCLUDED.txt"
-            self.reject(member.path, STAGE_LAYOUT, reason)
+            if member.path not in self.notes.excluded:  # those are reported once, from the notes
+                self.reject(member.path, STAGE_LAYOUT, reason)
             return
         if member.kind == POWER_LOG:
             self.n_power_logs += 1  # energy is read by its own step; counted here for the inventory
@@ -134,6 +133,8 @@ def read_round(
             progress(collector.n_files, collector.n_bytes)
     for skipped in stream.skipped:
         collector.reject(skipped.path, STAGE_SOURCE, skipped.reason)
+    for path, why in sorted(notes.excluded.items()):
+        collector.reject(path, STAGE_SOURCE, f"excluded from this copy ({why}): listed in EXCLUDED.txt")
     for path in sorted(notes.missing):
         member = classify(path)
         collector.reject(path, STAGE_SOURCE, "log absent from this copy: listed in MISSING.txt")

@@ -1,0 +1,76 @@
+"""`mlperf-scaling`: the command line over the Prefect flows."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from mlperf_scaling.settings import Settings
+
+
+def _prepare_environment() -> None:
+    # Offline-friendly Prefect defaults; a user's own settings win.
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+
+def _print_summaries(summaries: list[dict]) -> int:
+    header = f"{'round':<6} {'status':<9} {'systems':>7} {'runs':>6} {'valid':>6} {'scores':>6} {'scored':>6} {'rejected':>8} {'seconds':>7}  source"
+    print(header)
+    print("-" * len(header))
+    failed = 0
+    for s in summaries:
+        failed += s["status"] != "succeeded"
+        print(
+            f"{s['round']:<6} {s['status']:<9} {s['n_systems']:>7} {s['n_runs']:>6} {s['n_valid_runs']:>6} "
+            f"{s['n_scores']:>6} {s['n_scored']:>6} {s['n_rejections']:>8} {s['seconds']:>7.1f}  {s['source']}"
+        )
+        if s["status"] != "succeeded":
+            print(f"       {s['message']}")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings = Settings()
+    parser = argparse.ArgumentParser(prog="mlperf-scaling", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ingest = commands.add_parser("ingest", help="ingest one or more sources into the warehouse")
+    ingest.add_argument("sources", nargs="+", metavar="SOURCE", help="git URL, local git repository, directory or .tar.gz")
+    ingest.add_argument("--round", dest="round_name", help="round of the source (default: from its name training_results_vX.Y)")
+    ingest.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
+    ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
+
+    run = commands.add_parser("run", help="the main job: ingest every configured round")
+    run.add_argument("--rounds", nargs="+", default=list(settings.rounds), help=f"rounds (default: {' '.join(settings.rounds)})")
+    run.add_argument("--mirror", type=Path, default=settings.mirror, help="folder of training_results_vX.Y.tar.gz or git repos; else the public repos")
+    run.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
+    run.add_argument("--remote-base", default=settings.remote_base, help="prefix of the round repositories")
+
+    args = parser.parse_args(argv)
+    _prepare_environment()
+    if args.command == "ingest":
+        from flows.ingest import ingest_sources
+        from tasks.sources import SourceError
+
+        try:
+            summaries = ingest_sources(
+                [str(s) for s in args.sources], str(args.warehouse), args.round_name, str(args.notes) if args.notes else None
+            )
+        except SourceError as exc:
+            print(f"mlperf-scaling: {exc}", file=sys.stderr)
+            return 2
+    else:
+        from flows.pipeline import mlperf_pipeline
+
+        summaries = mlperf_pipeline(
+            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base
+        )
+    status = _print_summaries(summaries)
+    print(f"warehouse: {args.warehouse}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""Settings read once: where the warehouse lives, which rounds the main job ingests, where they come from."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# The rounds of the offline mirror in ../shared/mlperf; any published round can be named with --rounds.
+DEFAULT_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.1", "v4.0", "v4.1")
+PUBLIC_REMOTE_BASE = "https://github.com/mlcommons/"
+
+
+@dataclass(frozen=True)
+class Settings:
+    warehouse: Path = field(default_factory=lambda: Path(os.environ.get("MLPERF_WAREHOUSE", "data/mlperf.duckdb")))
+    rounds: tuple[str, ...] = field(
+        default_factory=lambda: tuple(r for r in os.environ.get("MLPERF_ROUNDS", " ".join(DEFAULT_ROUNDS)).split() if r)
+    )
+    mirror: Path | None = field(default_factory=lambda: Path(os.environ["MLPERF_MIRROR"]) if os.environ.get("MLPERF_MIRROR") else None)
+    remote_base: str = field(default_factory=lambda: os.environ.get("MLPERF_REMOTE_BASE", PUBLIC_REMOTE_BASE))
+
+
+def repository_name(round_name: str) -> str:
+    return f"training_results_{round_name}"
+
+
+def source_for_round(round_name: str, mirror: Path | None, remote_base: str = PUBLIC_REMOTE_BASE) -> str:
+    """The mirror's archive or git repository for a round when present, else the public repository."""
+    if mirror is not None:
+        for candidate in (mirror / f"{repository_name(round_name)}.tar.gz", mirror / repository_name(round_name)):
+            if candidate.exists():
+                return str(candidate)
+    return remote_base + repository_name(round_name)

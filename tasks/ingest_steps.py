@@ -1,0 +1,165 @@
+"""The ingestion steps as Prefect tasks: read a round from its source, validate it, load it.
+
+Each is a plain function underneath (`.fn`), so tests call it without Prefect.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from schemas.ingestions import IngestionsSchema
+from schemas.rejections import RejectionsSchema
+from schemas.runs import RunsSchema
+from schemas.scores import ScoresSchema
+from schemas.systems import SystemsSchema
+from schemas.validate import split_valid_rows
+from tasks.copy_notes import load_copy_notes, notes_folder_for
+from tasks.read_round import RoundData, read_round
+from tasks.sources import Provenance, Source, open_source, resolve_source
+from warehouse.connection import open_writer
+from warehouse.load import record_ingestion, replace_round
+
+# table -> (contract, key columns naming a rejected row)
+CONTRACTS = {
+    "systems": (SystemsSchema, ["submitter", "system"]),
+    "runs": (RunsSchema, ["path"]),
+    "scores": (ScoresSchema, ["submitter", "system", "benchmark"]),
+}
+
+
+@dataclass
+class ReadResult:
+    source: Source
+    provenance: Provenance
+    data: RoundData
+    started_at: dt.datetime
+
+
+def _logger():
+    try:
+        return get_run_logger()
+    except Exception:  # outside a flow or task run (plain `.fn` call in a test)
+        import logging
+
+        return logging.getLogger("mlperf_scaling")
+
+
+# Retries cover a flaky clone; the frames it returns are never hashed for caching.
+@task(name="read-round", retries=2, retry_delay_seconds=10, timeout_seconds=3600, cache_policy=NO_CACHE)
+def read_round_from_source(spec: str, round_name: str | None = None, notes_dir: str | None = None) -> ReadResult:
+    """Open the source (cloning a git URL if needed), then parse and score every file of the round."""
+    started = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    logger = _logger()
+    source = resolve_source(spec, round_name)
+    notes_folder = Path(notes_dir) if notes_dir else notes_folder_for(source.location)
+    notes = load_copy_notes(notes_folder, source.round)
+    logger.info("reading %s %s (%s)", source.round, source.location, source.kind)
+
+    def progress(n_files: int, n_bytes: int) -> None:
+        logger.info("%s: %d files, %.0f MB read", source.round, n_files, n_bytes / 1e6)
+
+    with open_source(source) as stream:
+        data = read_round(stream, source.round, notes, progress)
+        provenance = stream.provenance
+    if provenance.commit is None and notes.source_commit:
+        # a mirror's archive: its sha256 names the bytes, the manifest names the repository commit
+        provenance.commit = notes.source_commit
+    logger.info(
+        "%s: %d files, %d systems, %d runs, %d scores, %d rejections in %.1f s",
+        source.round, data.n_files, data.systems.height, data.runs.height, data.scores.height, data.rejections.height, data.seconds,
+    )
+    return ReadResult(source, provenance, data, started)
+
+
+@task(name="validate-round", cache_policy=NO_CACHE)
+def validate_round(result: ReadResult) -> dict[str, pl.DataFrame]:
+    """Run each table's contract; rows that fail go to rejections, the rest load."""
+    frames: dict[str, pl.DataFrame] = {}
+    rejected = [result.data.rejections]
+    for table, (schema, keys) in CONTRACTS.items():
+        good, bad = split_valid_rows(getattr(result.data, table), schema, table, keys)
+        frames[table] = good
+        rejected.append(bad)
+    frames["rejections"] = RejectionsSchema.validate(pl.concat(rejected, how="vertical"), lazy=True)
+    return frames
+
+
+def ingestion_row(
+    source: Source,
+    provenance: Provenance,
+    started_at: dt.datetime,
+    status: str,
+    message: str | None = None,
+    frames: dict[str, pl.DataFrame] | None = None,
+    data: RoundData | None = None,
+) -> pl.DataFrame:
+    frames = frames or {}
+
+    def height(name: str) -> int:
+        frame = frames.get(name)
+        return 0 if frame is None else frame.height
+
+    runs = frames.get("runs")
+    scores = frames.get("scores")
+    row = {
+        "ingestion_id": str(uuid.uuid4()),
+        "round": source.round,
+        "source": source.spec,
+        "source_kind": source.kind,
+        "source_commit": provenance.commit,
+        "source_sha256": provenance.sha256,
+        "started_at": started_at,
+        "finished_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None),
+        "status": status,
+        "message": message,
+        "n_files": data.n_files if data else 0,
+        "n_bytes": data.n_bytes if data else 0,
+        "n_power_logs": data.n_power_logs if data else 0,
+        "n_systems": height("systems"),
+        "n_runs": height("runs"),
+        "n_valid_runs": 0 if runs is None else int(runs.get_column("is_valid").sum()),
+        "n_scores": height("scores"),
+        "n_scored": 0 if scores is None else int((scores.get_column("status") != "not_scored").sum()),
+        "n_rejections": height("rejections"),
+        "seconds": (data.seconds if data else 0.0),
+    }
+    return IngestionsSchema.validate(pl.DataFrame([row]), lazy=True)
+
+
+@task(name="load-round", cache_policy=NO_CACHE)
+def load_round(result: ReadResult, frames: dict[str, pl.DataFrame], warehouse: str) -> dict[str, object]:
+    """Replace the round in the warehouse in one transaction and record the ingestion."""
+    logger = _logger()
+    ingestion = ingestion_row(result.source, result.provenance, result.started_at, "succeeded", frames=frames, data=result.data)
+    with open_writer(warehouse, say=logger.warning) as connection:
+        replace_round(connection, result.source.round, frames, ingestion)
+    summary = ingestion.to_dicts()[0]
+    logger.info(
+        "loaded %s into %s: %d systems, %d runs (%d valid), %d scores (%d scored), %d rejections",
+        summary["round"], warehouse, summary["n_systems"], summary["n_runs"], summary["n_valid_runs"],
+        summary["n_scores"], summary["n_scored"], summary["n_rejections"],
+    )
+    return summary
+
+
+@task(name="record-failure", cache_policy=NO_CACHE)
+def record_failure(spec: str, round_name: str | None, warehouse: str, message: str) -> dict[str, object]:
+    """Keep a failed attempt in `ingestions` so the failure is visible in SQL too."""
+    started = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    try:
+        source = resolve_source(spec, round_name)
+    except ValueError:
+        from tasks.sources import round_from_name
+
+        source = Source(spec, "git_url" if "://" in spec else "directory", round_name or round_from_name(spec) or "v0.0", spec)
+    ingestion = ingestion_row(source, Provenance(), started, "failed", message=message[:2000])
+    with open_writer(warehouse) as connection:
+        record_ingestion(connection, ingestion)
+    return ingestion.to_dicts()[0]

@@ -1,0 +1,79 @@
+"""Open the DuckDB warehouse: one writer at a time, readers read-only, no extension downloads."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+log = logging.getLogger(__name__)
+
+# Offline machines: fail at once instead of trying to download an extension.
+_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+
+
+def sql_files() -> list[tuple[str, str]]:
+    """The warehouse's DDL and views, in file-name order."""
+    folder = resources.files("warehouse").joinpath("sql")
+    names = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".sql"))
+    return [(name, folder.joinpath(name).read_text(encoding="utf-8")) for name in names]
+
+
+def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
+    for _name, text in sql_files():
+        connection.execute(text)
+
+
+@contextmanager
+def writer_lock(path: Path | str, wait_s: float = 3600, poll_s: float = 2.0, say=log.warning) -> Iterator[None]:
+    """Hold the warehouse's writer lock; a second writer waits and says so, then gives up after `wait_s`."""
+    lock_path = Path(f"{path}.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as handle:
+        deadline = time.monotonic() + wait_s
+        announced = False
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not announced:
+                    handle.seek(0)
+                    holder = handle.read().strip() or "unknown"
+                    say(f"warehouse {path} is being written by another run ({holder}); waiting for it to finish")
+                    announced = True
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"gave up waiting {wait_s:.0f} s for the writer lock on {path}") from None
+                time.sleep(poll_s)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection with the schema in place, held under the writer lock."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with writer_lock(path, say=say):
+        connection = connect(path)
+        try:
+            ensure_schema(connection)
+            yield connection
+        finally:
+            connection.close()

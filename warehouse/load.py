@@ -1,0 +1,46 @@
+"""Write validated frames into the warehouse: a round replaced as a whole, in one transaction."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+# Identifiers come from this fixed list only; values are always bound parameters.
+ROUND_TABLES = ("systems", "runs", "scores", "rejections")
+
+
+def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame) -> None:
+    """Delete the round from every round table and insert the new rows, atomically.
+
+    Readers keep seeing the previous version of the round until the commit.
+    """
+    unknown = set(frames) - set(ROUND_TABLES)
+    if unknown:
+        raise ValueError(f"not warehouse tables: {sorted(unknown)}")
+    connection.execute("begin transaction")
+    try:
+        for table in ROUND_TABLES:
+            connection.execute(f"delete from {table} where round = ?", [round_name])
+            frame = frames.get(table)
+            if frame is not None and frame.height:
+                if frame.get_column("round").unique().to_list() != [round_name]:
+                    raise ValueError(f"{table} rows belong to another round than {round_name}")
+                _insert(connection, table, frame)
+        _insert(connection, "ingestions", ingestion)
+        connection.execute("commit")
+    except BaseException:
+        connection.execute("rollback")
+        raise
+
+
+def record_ingestion(connection: duckdb.DuckDBPyConnection, ingestion: pl.DataFrame) -> None:
+    """Record an attempt on its own, e.g. one that failed before anything could load."""
+    _insert(connection, "ingestions", ingestion)
+
+
+def _insert(connection: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    connection.register("incoming_rows", frame.to_arrow())
+    try:
+        connection.execute(f"insert into {table} by name select * from incoming_rows")
+    finally:
+        connection.unregister("incoming_rows")
