@@ -14,6 +14,7 @@ RESULT_LOG = "result_log"
 SCALING_JSON = "scaling_json"
 POWER_LOG = "power_log"
 IGNORED = "ignored"
+OUTSIDE_DATA = "outside_data"  # benchmark code, READMEs and the like beside systems/ and results/
 
 # The official summarizer globs `result_*.txt`; v0.5 Intel prefixes it, v0.7 Alibaba writes `<id>_<n>.log`.
 _RESULT_NAME = re.compile(r"^(?:[A-Za-z0-9]+_)*result_[^/]*\.txt$")
@@ -50,21 +51,21 @@ def classify(path: str) -> Member:
     if _ROUND_FOLDER.match(parts[0]) and len(parts) > 2:
         # v0.5: v0.5.0/<org>/<submission...>/results/<system>/...
         if "results" not in parts[2:]:
-            return Member(path, IGNORED, submitter=parts[1], reason="outside a results/ folder")
+            return Member(path, OUTSIDE_DATA, submitter=parts[1], reason="outside a results/ folder")
         index = parts.index("results", 2)
         submitter, submission, rest = parts[1], "/".join(parts[2:index]), parts[index + 1 :]
         area = "results"
     else:
         submitter = parts[0]
         if len(parts) < 3:
-            return Member(path, IGNORED, submitter=submitter, reason="not inside systems/ or results/")
+            return Member(path, OUTSIDE_DATA, submitter=submitter, reason="not inside systems/ or results/")
         area, rest = parts[1], parts[2:]
     if area == "systems":
         if len(rest) == 1 and name.endswith(".json"):
             return Member(path, SYSTEMS_JSON, submitter=submitter, system=name[: -len(".json")])
         return Member(path, IGNORED, submitter=submitter, reason="not a systems JSON file")
     if area != "results":
-        return Member(path, IGNORED, submitter=submitter, reason="not inside systems/ or results/")
+        return Member(path, OUTSIDE_DATA, submitter=submitter, reason="not inside systems/ or results/")
     return _classify_result_member(path, submitter, submission, rest)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from tasks.copy_notes import CopyNotes
-from tasks.layout import ENTRY_JSON, IGNORED, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, Member, classify
+from tasks.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, Member, classify
 from tasks.parse_logs import LogFacts, parse_log
 from tasks.parse_systems import SystemRecord, SystemsJsonError, parse_system
 from tasks.reference import benchmark_info
@@ -79,6 +79,8 @@ class _Collector:
             if member.path not in self.notes.excluded:  # those are reported once, from the notes
                 self.reject(member.path, STAGE_LAYOUT, reason)
             return
+        if member.kind == OUTSIDE_DATA:
+            return  # a repository's code and documents are not data; a sparse clone never fetches them
         if member.kind == POWER_LOG:
             self.n_power_logs += 1  # energy is read by its own step; counted here for the inventory
             return

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+import tarfile
+
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -54,3 +56,28 @@ def prefect_isolated(tmp_path_factory):
 @pytest.fixture
 def warehouse_path(tmp_path) -> Path:
     return tmp_path / "warehouse.duckdb"
+
+
+# A small real slice of v4.1: one system, its JSON, one benchmark with its scaling.json.
+SLICE_PREFIX = "training_results_v4.1/NVIDIA/"
+SLICE_MEMBERS = ("systems/b200_preview_nemo.json", "results/b200_preview_nemo/llama2_70b_lora/")
+
+
+@pytest.fixture(scope="session")
+def real_slice(tmp_path_factory) -> Path:
+    """training_results_v4.1/ holding NVIDIA b200_preview_nemo llama2_70b_lora, cut from the shipped archive."""
+    root = tmp_path_factory.mktemp("slice")
+    with tarfile.open(archive("v4.1"), mode="r|gz") as stream:
+        for member in stream:
+            name = member.name
+            if member.isfile() and name.startswith(SLICE_PREFIX) and name[len(SLICE_PREFIX):].startswith(SLICE_MEMBERS):
+                target = root / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(stream.extractfile(member).read())
+    folder = root / "training_results_v4.1"
+    # benchmark code beside the data, which a sparse clone must never fetch
+    (folder / "NVIDIA" / "benchmarks" / "llama2").mkdir(parents=True)
+    (folder / "NVIDIA" / "benchmarks" / "llama2" / "train.py").write_text("print('code')\n")
+    return folder
+
+

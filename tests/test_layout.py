@@ -1,6 +1,6 @@
 """Which files are runs, systems, scaling factors or noise, from their paths in real rounds."""
 
-from tasks.layout import ENTRY_JSON, IGNORED, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, classify
+from tasks.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, classify
 
 
 def test_current_layout():
@@ -35,3 +35,8 @@ def test_noise_is_ignored_with_a_reason():
     ):
         member = classify(path)
         assert member.kind == IGNORED and member.reason
+
+
+def test_code_and_documents_beside_the_data_are_not_data():
+    assert classify("NVIDIA/benchmarks/bert/implementations/pytorch/run.sh").kind == OUTSIDE_DATA
+    assert classify("README.md").kind == OUTSIDE_DATA

@@ -1,0 +1,118 @@
+"""Loading into DuckDB: idempotent, one transaction per round, contracts enforced, values bound."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import pytest
+
+from conftest import read_shipped_round
+from schemas.scores import ScoresSchema
+from schemas.validate import split_valid_rows
+from tasks.ingest_steps import ReadResult, load_round, validate_round
+from tasks.sources import Provenance, Source
+from warehouse.connection import connect, open_writer
+from warehouse.load import ROUND_TABLES
+
+import datetime as dt
+
+
+def _result(round_name: str) -> ReadResult:
+    data, provenance = read_shipped_round(round_name)
+    source = Source(f"training_results_{round_name}.tar.gz", "archive", round_name, "/dev/null")
+    return ReadResult(source, provenance, data, dt.datetime(2026, 1, 1))
+
+
+def _load(round_name: str, warehouse) -> dict:
+    result = _result(round_name)
+    return load_round.fn(result, validate_round.fn(result), str(warehouse))
+
+
+def _checksums(path) -> dict[str, tuple]:
+    with connect(path, read_only=True) as connection:
+        return {
+            table: connection.execute(
+                f"select count(*), sum(hash(columns(*))) from (select * from {table})"
+            ).fetchone()
+            for table in ROUND_TABLES
+        }
+
+
+def test_loading_a_round_twice_gives_identical_tables(warehouse_path):
+    first = _load("v4.1", warehouse_path)
+    before = _checksums(warehouse_path)
+    second = _load("v4.1", warehouse_path)
+    assert _checksums(warehouse_path) == before
+    assert first["n_scores"] == second["n_scores"] == 154
+    with connect(warehouse_path, read_only=True) as connection:
+        assert connection.execute("select count(*) from ingestions where round = 'v4.1'").fetchone()[0] == 2
+        assert connection.execute("select count(*) from scores where round = ?", ["v4.1"]).fetchone()[0] == 154
+
+
+def test_reloading_one_round_leaves_the_others_untouched(warehouse_path):
+    _load("v4.1", warehouse_path)
+    _load("v0.6", warehouse_path)
+    with connect(warehouse_path, read_only=True) as connection:
+        v06 = connection.execute("select count(*), sum(hash(columns(*))) from (select * from runs where round = 'v0.6')").fetchone()
+    _load("v4.1", warehouse_path)
+    with connect(warehouse_path, read_only=True) as connection:
+        assert connection.execute("select count(*), sum(hash(columns(*))) from (select * from runs where round = 'v0.6')").fetchone() == v06
+        summary = connection.execute("select round, n_systems, n_runs, n_scores from round_summary").fetchall()
+    assert summary == [("v0.6", 32, 430, 63), ("v4.1", 86, 1309, 154)]
+
+
+def test_scores_table_has_the_documented_columns(warehouse_path):
+    _load("v4.1", warehouse_path)
+    with connect(warehouse_path, read_only=True) as connection:
+        row = connection.execute(
+            "select round, submitter, system, benchmark, division, accelerator_model_name, accelerators, number_of_nodes,"
+            " time_to_train_min, time_to_train_unscaled_min, scaling_factor, n_runs, n_valid, n_required, status"
+            " from scores where system = ? and benchmark = ?",
+            ["cloud-tpu-trillium-2048-maxtext", "gpt3"],
+        ).fetchone()
+    assert row[:4] == ("v4.1", "Google", "cloud-tpu-trillium-2048-maxtext", "gpt3")
+    assert row[4] == "closed" and row[6] == 2048
+    assert round(row[8], 3) == 27.330 and row[11:] == (3, 3, 3, "scored")
+
+
+def test_a_failed_load_rolls_back_and_keeps_the_previous_version(warehouse_path):
+    _load("v4.1", warehouse_path)
+    before = _checksums(warehouse_path)
+    result = _result("v4.1")
+    frames = validate_round.fn(result)
+    frames["runs"] = frames["runs"].with_columns(pl.lit("v9.9").alias("round"))  # rows of the wrong round
+    with pytest.raises(ValueError, match="another round"):
+        load_round.fn(result, frames, str(warehouse_path))
+    assert _checksums(warehouse_path) == before
+
+
+def test_contract_failures_reject_rows_and_keep_the_good_ones():
+    data, _ = read_shipped_round("v4.1")
+    broken = data.scores.with_columns(
+        pl.when(pl.col("system") == "b200_preview_nemo").then(-8).otherwise(pl.col("accelerators")).alias("accelerators")
+    )
+    good, rejected = split_valid_rows(broken, ScoresSchema, "scores", ["submitter", "system", "benchmark"])
+    n_b200 = data.scores.filter(pl.col("system") == "b200_preview_nemo").height
+    assert good.height == data.scores.height - n_b200
+    assert rejected.height == n_b200
+    assert rejected["reason"].str.contains("accelerators failed greater_than_or_equal_to").all()
+
+
+def test_strings_from_the_data_are_bound_never_formatted(warehouse_path):
+    data, provenance = read_shipped_round("v4.1")
+    hostile = "x'); drop table scores; --"
+    data_copy = type(data)(**{**data.__dict__, "scores": data.scores.with_columns(pl.lit(hostile).alias("system"))[:1]})
+    source = Source("hostile", "directory", "v4.1", "/dev/null")
+    result = ReadResult(source, provenance, data_copy, dt.datetime(2026, 1, 1))
+    load_round.fn(result, validate_round.fn(result), str(warehouse_path))
+    with connect(warehouse_path, read_only=True) as connection:
+        assert connection.execute("select system from scores").fetchall() == [(hostile,)]
+
+
+def test_readers_can_open_read_only_beside_the_writer_lock(warehouse_path):
+    _load("v4.1", warehouse_path)
+    with open_writer(warehouse_path):
+        pass  # the lock is re-entrant across runs, released on exit
+    reader = duckdb.connect(str(warehouse_path), read_only=True)
+    assert reader.execute("select count(*) from systems").fetchone()[0] == 86
+    reader.close()
