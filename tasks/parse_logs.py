@@ -20,8 +20,6 @@ MLL = "mll"  # v0.6     ":::MLL <unix_s> <key>: {json}"
 MLP = "mlp"  # v0.5     ":::MLPv0.5.0 <bench> <unix_s> (<file>:<line>) <key>[: <value>]"
 
 TOKENS = {MLLOG: ":::MLLOG ", MLL: ":::MLL ", MLP: ":::MLPv0.5.0 "}
-# The marker to the end of its line; a later marker on the same line is resolved by rfind.
-_TOKEN_TO_EOL = {fmt: re.compile(re.escape(tok) + r"([^\r\n]*)") for fmt, tok in TOKENS.items()}
 # Same grammar as the official v0.6 parser (re.X there, so written here without the spaces).
 _MLL_LINE = re.compile(r"^([\d\.]+) ([A-Za-z0-9_]+) ?:\s+(.+)$")
 _MLP_LINE = re.compile(r"^(\S+) ([\d\.]+) \(([^)]*)\) ([A-Za-z0-9_]+)(?::\s*(.*))?$")
@@ -85,17 +83,6 @@ def _loads(payload: str) -> Any:
         return json.loads(payload)
 
 
-def _marker_payloads(text: str, fmt: str):
-    token = TOKENS[fmt]
-    for match in _TOKEN_TO_EOL[fmt].finditer(text):
-        body = match.group(1)
-        last = body.rfind(token)
-        if last >= 0:
-            body = body[last + len(token) :]
-        # the official parser strips the whole line; only the right side can differ here
-        yield body.rstrip()
-
-
 def parse_log(data: bytes) -> LogFacts:
     """Parse a whole result log held in memory."""
     text = data.decode("latin-1")
@@ -141,35 +128,91 @@ def _record(facts: LogFacts, key: str, time: float, value: Any, status: str | No
         facts.timing_closed = True
 
 
+# Line breaks str.splitlines() knows beyond \n, \r and \r\n; file iteration does not split on them.
+_EXTRA_LINE_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85")
+
+
+def _marker_lines(text: str, token: str, strip: bool = True) -> list[str]:
+    """What follows the last marker of every line that has one, right-stripped as the official parser does.
+
+    `strip=False` leaves trailing whitespace for a JSON parser that ignores it anyway.
+    """
+    if any(mark in text for mark in _EXTRA_LINE_BREAKS):
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    else:
+        lines = text.splitlines()  # same breaks as universal newlines here, in one pass
+    if strip:
+        return [line.rpartition(token)[2].rstrip() for line in lines if token in line]
+    return [line.rpartition(token)[2] for line in lines if token in line]
+
+
+_NUMBER = {int, float}
+_TEXT = {str}
+
+
 def _parse_mllog(text: str, facts: LogFacts) -> None:
-    for payload in _marker_payloads(text, MLLOG):
-        facts.n_marker_lines += 1
-        try:
-            event = _loads(payload)
-        except ValueError as exc:
-            _error(facts, payload, f"not JSON ({exc})")
-            continue
-        if not isinstance(event, dict) or "key" not in event:
-            _error(facts, payload, "JSON without a key")
-            continue
-        try:
-            if "time_ms" in event:
-                time = float(event["time_ms"])
-            else:  # v0.7 Alibaba writes seconds
-                time = float(event["time_s"]) * 1000.0
-        except (KeyError, TypeError, ValueError):
-            _error(facts, payload, "no usable time_ms")
-            continue
-        key = event["key"]
-        if key not in _KEPT_KEYS:
+    # Hot path: C code decodes every line (JSON whitespace is a subset of what str.rstrip removes,
+    # so unstripped lines parse alike). Any line orjson refuses sends the file down the exact path.
+    payloads = _marker_lines(text, TOKENS[MLLOG], strip=False)
+    facts.n_marker_lines = len(payloads)
+    try:
+        events: list[Any] = list(map(orjson.loads, payloads))
+        keys = [event["key"] for event in events]
+        times = [event["time_ms"] for event in events]
+        regular = set(map(type, keys)) <= _TEXT and set(map(type, times)) <= _NUMBER
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        regular = False
+    if not regular:
+        _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts)
+        return
+    for i in [i for i, key in enumerate(keys) if key in _KEPT_KEYS]:
+        event = events[i]
+        metadata = event.get("metadata")
+        status = metadata.get("status") if isinstance(metadata, dict) else None
+        _record(facts, keys[i], float(times[i]), event.get("value"), status, metadata)
+
+
+def _parse_mllog_line_by_line(payloads: list[str], facts: LogFacts) -> None:
+    """The exact path: json.loads decides what orjson refused, odd events are repaired or counted as errors."""
+    for payload in payloads:
+        event = _repair_event(facts, payload, _loads_or_none(facts, payload))
+        if event is None or event["key"] not in _KEPT_KEYS:
             continue
         metadata = event.get("metadata")
         status = metadata.get("status") if isinstance(metadata, dict) else None
-        _record(facts, key, time, event.get("value"), status, metadata)
+        _record(facts, event["key"], event["__time"], event.get("value"), status, metadata)
+
+
+def _loads_or_none(facts: LogFacts, payload: str) -> Any:
+    try:
+        return _loads(payload)
+    except ValueError as exc:
+        _error(facts, payload, f"not JSON ({exc})")
+        return None
+
+
+def _repair_event(facts: LogFacts, payload: str, event: Any) -> dict | None:
+    """Events the hot path could not take as they are: a time given as text or in seconds, or no key."""
+    if event is None:
+        return None  # already counted as a parse error
+    if not isinstance(event, dict) or "key" not in event:
+        _error(facts, payload, "JSON without a key")
+        return None
+    if not isinstance(event["key"], str):
+        return None  # parses, so it does not invalidate the run, but names no event
+    try:
+        if "time_ms" in event:
+            time = float(event["time_ms"])
+        else:  # v0.7 Alibaba writes seconds
+            time = float(event["time_s"]) * 1000.0
+    except (KeyError, TypeError, ValueError):
+        _error(facts, payload, "no usable time_ms")
+        return None
+    return {**event, "__time": time}
 
 
 def _parse_mll(text: str, facts: LogFacts) -> None:
-    for payload in _marker_payloads(text, MLL):
+    for payload in _marker_lines(text, TOKENS[MLL]):
         facts.n_marker_lines += 1
         match = _MLL_LINE.match(payload)
         if match is None:
@@ -191,7 +234,7 @@ def _parse_mll(text: str, facts: LogFacts) -> None:
 
 
 def _parse_mlp(text: str, facts: LogFacts) -> None:
-    for payload in _marker_payloads(text, MLP):
+    for payload in _marker_lines(text, TOKENS[MLP]):
         facts.n_marker_lines += 1
         match = _MLP_LINE.match(payload)
         if match is None:

@@ -6,7 +6,6 @@ order the source yields them, and keeps only small per-run facts in memory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
@@ -19,7 +18,8 @@ import polars as pl
 
 from tasks.copy_notes import CopyNotes
 from tasks.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, Member, classify
-from tasks.parse_logs import LogFacts, parse_log
+from tasks.parse_logs import LogFacts
+from tasks.parse_pool import LogParser
 from tasks.parse_systems import SystemRecord, SystemsJsonError, parse_system
 from tasks.reference import benchmark_info
 from tasks.scoring import NOT_SCORED, judge_run, score_group
@@ -58,9 +58,11 @@ class RoundData:
 
 
 class _Collector:
-    def __init__(self, round_name: str, notes: CopyNotes):
+    def __init__(self, round_name: str, notes: CopyNotes, workers: int | None = None):
         self.round = round_name
         self.notes = notes
+        self.parser = LogParser(workers)
+        self.log_members: list[tuple[Member, int]] = []
         self.runs: list[ParsedRun] = []
         self.systems: dict[tuple[str, str, str], tuple[Member, SystemRecord]] = {}
         self.scaling: dict[tuple[str, str, str], tuple[float | None, str | None]] = {}
@@ -69,6 +71,10 @@ class _Collector:
         self.n_files = 0
         self.n_bytes = 0
         self.n_power_logs = 0
+
+    def finish_parsing(self) -> None:
+        results = self.parser.results()
+        self.runs = [ParsedRun(m, facts, size, sha) for (m, size), (facts, sha) in zip(self.log_members, results, strict=True)]
 
     def reject(self, path: str, stage: str, reason: str) -> None:
         self.rejections.append({"round": self.round, "path": path, "stage": stage, "reason": reason})
@@ -87,7 +93,8 @@ class _Collector:
         data = load()
         self.n_bytes += len(data)
         if member.kind == RESULT_LOG:
-            self.runs.append(ParsedRun(member, parse_log(data), len(data), hashlib.sha256(data).hexdigest()))
+            self.log_members.append((member, len(data)))
+            self.parser.add(data)
         elif member.kind in (SYSTEMS_JSON, ENTRY_JSON):
             self._add_system(member, data)
         elif member.kind == SCALING_JSON:
@@ -123,16 +130,24 @@ def read_round(
     round_name: str,
     notes: CopyNotes | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
 ) -> RoundData:
-    """Read every member of an opened source and compute the round's rows."""
+    """Read every member of an opened source and compute the round's rows.
+
+    `workers` processes parse the logs (default: up to two cores); 0 or 1 parses in this process.
+    """
     started = time.perf_counter()
     notes = notes or CopyNotes()
-    collector = _Collector(round_name, notes)
-    for path, load, _size in stream.members:
-        collector.n_files += 1
-        collector.add(classify(path), load)
-        if progress is not None and collector.n_files % 500 == 0:
-            progress(collector.n_files, collector.n_bytes)
+    collector = _Collector(round_name, notes, workers)
+    try:
+        for path, load, _size in stream.members:
+            collector.n_files += 1
+            collector.add(classify(path), load)
+            if progress is not None and collector.n_files % 500 == 0:
+                progress(collector.n_files, collector.n_bytes)
+        collector.finish_parsing()
+    finally:
+        collector.parser.close()
     for skipped in stream.skipped:
         collector.reject(skipped.path, STAGE_SOURCE, skipped.reason)
     for path, why in sorted(notes.excluded.items()):

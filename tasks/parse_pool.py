@@ -1,0 +1,90 @@
+"""Parse result logs on every core while the source is still being read.
+
+Decompressing an archive keeps one core busy; the logs it yields are parsed in worker
+processes in batches, with a cap on the bytes in flight so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from tasks.parse_logs import LogFacts, parse_log
+
+BATCH_BYTES = 4 * 1024 * 1024
+MAX_IN_FLIGHT_BYTES = 128 * 1024 * 1024
+
+
+def parse_batch(logs: list[bytes]) -> list[tuple[LogFacts, str]]:
+    """Worker entry point: facts and content hash of each log."""
+    return [(parse_log(data), hashlib.sha256(data).hexdigest()) for data in logs]
+
+
+def default_workers() -> int:
+    return min(2, os.cpu_count() or 1)
+
+
+class LogParser:
+    """Collects logs in reading order and gives back (facts, sha256) in the same order.
+
+    Small sources never start a process: the pool starts with the first full batch.
+    """
+
+    def __init__(self, workers: int | None = None):
+        self._workers = default_workers() if workers is None else workers
+        self._executor: ProcessPoolExecutor | None = None
+        self._batch: list[bytes] = []
+        self._batch_bytes = 0
+        self._pending: deque[tuple[Future | list, int]] = deque()
+        self._in_flight = 0
+        self._results: list[tuple[LogFacts, str]] = []
+
+    def add(self, data: bytes) -> None:
+        self._batch.append(data)
+        self._batch_bytes += len(data)
+        if self._batch_bytes >= BATCH_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._batch:
+            return
+        batch, size = self._batch, self._batch_bytes
+        self._batch, self._batch_bytes = [], 0
+        if self._workers < 2:
+            self._pending.append((parse_batch(batch), 0))
+            return
+        if self._executor is None:
+            # spawn, not fork: the parent runs Prefect's threads, which a fork would copy mid-lock
+            self._executor = ProcessPoolExecutor(self._workers, mp_context=multiprocessing.get_context("spawn"))
+        self._pending.append((self._executor.submit(parse_batch, batch), size))
+        self._in_flight += size
+        while self._in_flight > MAX_IN_FLIGHT_BYTES:
+            self._collect_oldest()
+
+    def _collect_oldest(self) -> None:
+        pending, size = self._pending.popleft()
+        self._results.extend(pending.result() if isinstance(pending, Future) else pending)
+        self._in_flight -= size
+
+    def results(self) -> list[tuple[LogFacts, str]]:
+        """All results, in the order the logs were added; shuts the workers down."""
+        if self._executor is None and not self._pending:
+            # nothing was big enough for a pool: parse here
+            self._results.extend(parse_batch(self._batch))
+            self._batch, self._batch_bytes = [], 0
+        else:
+            self._flush()
+        try:
+            while self._pending:
+                self._collect_oldest()
+        finally:
+            self.close()
+        return self._results
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
