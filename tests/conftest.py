@@ -5,7 +5,12 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import tempfile
 from pathlib import Path
+
+# Before anything imports Prefect: never touch the user's ~/.prefect, never send telemetry.
+os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="mlperf-tests-prefect-")
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 
 import tarfile
 
@@ -43,10 +48,8 @@ def read_shipped_round(round_name: str):
 @pytest.fixture(scope="session")
 def prefect_isolated(tmp_path_factory):
     """A throwaway Prefect database and result storage for flow tests."""
-    home = tmp_path_factory.mktemp("prefect-home")
-    os.environ["PREFECT_HOME"] = str(home)
+    home = Path(os.environ["PREFECT_HOME"])
     os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(home / "results")
-    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=120):
