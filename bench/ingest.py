@@ -7,8 +7,9 @@ the same run and one right after the other:
   `extractfile(member).read()` for every regular file -- in this process;
 * ingest: the project's real ingestion steps, `read_round_from_source` (parse and score),
   `validate_round` (pandera contracts) and `load_round` (transactional DuckDB load), called
-  through `.fn` without a Prefect server, in a fresh Python subprocess per round. The child
-  times the three steps (imports excluded) and reports its own peak RSS.
+  through `.fn` without a Prefect server, for every round in one fresh Python subprocess, as
+  the main job does. The child times the three steps per round (imports excluded) and reports
+  its peak RSS so far (its own or its largest parsing worker's).
 
 All rounds load into one temporary DuckDB warehouse, removed at the end together with the
 temporary PREFECT_HOME. It prints a table and checks two targets: total ingest time at most
@@ -80,26 +81,30 @@ def plain_read(path: Path) -> Baseline:
     return Baseline(time.perf_counter() - started, n_bytes, n_files)
 
 
-def run_child(path: Path, warehouse: Path, prefect_home: Path) -> Ingest:
+def run_child(paths: list[Path], warehouse: Path, prefect_home: Path) -> list[Ingest]:
+    """Ingest every round in one process, in order, as the main job does."""
     env = {
         **os.environ,
         "PREFECT_HOME": str(prefect_home),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     }
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(path), "--warehouse", str(warehouse)]
+    command = [sys.executable, str(Path(__file__).resolve()), "--warehouse", str(warehouse), "--child", *map(str, paths)]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, check=False)
     child_seconds = time.perf_counter() - started
     lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT_MARKER)]
-    if done.returncode != 0 or not lines:
+    if done.returncode != 0 or len(lines) != len(paths):
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
-        raise SystemExit(f"ingest of {path.name} failed (exit code {done.returncode})")
-    result = json.loads(lines[-1][len(RESULT_MARKER):])
-    return Ingest(result["seconds"], result["peak_rss_kib"], result["import_seconds"], child_seconds, result["summary"])
+        raise SystemExit(f"ingest failed (exit code {done.returncode})")
+    ingests = []
+    for line in lines:
+        result = json.loads(line[len(RESULT_MARKER):])
+        ingests.append(Ingest(result["seconds"], result["peak_rss_kib"], result["import_seconds"], child_seconds, result["summary"]))
+    return ingests
 
 
-def child_main(path: str, warehouse: str) -> None:
-    """Inside the subprocess: the three ingestion steps, timed, then one JSON line."""
+def child_main(paths: list[str], warehouse: str) -> None:
+    """Inside the subprocess: the three ingestion steps per round, timed, then one JSON line per round."""
     import resource
 
     # Run as `python bench/ingest.py`, sys.path[0] is bench/; the steps must come from this tree.
@@ -108,45 +113,46 @@ def child_main(path: str, warehouse: str) -> None:
     from tasks.ingest_steps import load_round, read_round_from_source, validate_round
 
     import_seconds = time.perf_counter() - started
-
-    started = time.perf_counter()
-    result = read_round_from_source.fn(path, None, None)
-    frames = validate_round.fn(result)
-    summary = load_round.fn(result, frames, warehouse)
-    seconds = time.perf_counter() - started
-
-    # Linux reports ru_maxrss in KiB; it is this process's high-water mark, imports included.
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    payload = {"seconds": seconds, "import_seconds": import_seconds, "peak_rss_kib": peak, "summary": summary}
-    print(RESULT_MARKER + json.dumps(payload, default=str), flush=True)
+    for path in paths:
+        started = time.perf_counter()
+        result = read_round_from_source.fn(path, None, None)
+        frames = validate_round.fn(result)
+        summary = load_round.fn(result, frames, warehouse)
+        seconds = time.perf_counter() - started
+        # Linux reports ru_maxrss in KiB: this process's high-water mark so far, imports included.
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest parsing worker
+        payload = {"seconds": seconds, "import_seconds": import_seconds, "peak_rss_kib": max(peak, children), "summary": summary}
+        print(RESULT_MARKER + json.dumps(payload, default=str), flush=True)
 
 
 def measure(rounds: list[str], mirror: Path, repeat: int) -> dict[str, tuple[Baseline, Ingest]]:
-    results: dict[str, tuple[Baseline, Ingest]] = {}
+    paths = [archive_path(mirror, r) for r in rounds]
+    for path in paths:
+        warm_page_cache(path)
+    best_bases: dict[str, Baseline] = {}
+    best_ingests: dict[str, Ingest] = {}
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as scratch:
-        warehouse = Path(scratch) / "warehouse.duckdb"
-        prefect_home = Path(scratch) / "prefect"
-        prefect_home.mkdir()
-        for round_name in rounds:
-            path = archive_path(mirror, round_name)
-            warm_page_cache(path)
-            bases: list[Baseline] = []
-            ingests: list[Ingest] = []
-            for attempt in range(repeat):
-                # Baseline right before its ingest, so a noisy moment hits both alike.
-                bases.append(plain_read(path))
-                ingests.append(run_child(path, warehouse, prefect_home))
-                print(
-                    f"  {round_name} #{attempt + 1}: read {bases[-1].seconds:6.2f} s, ingest {ingests[-1].seconds:6.2f} s, "
-                    f"peak RSS {ingests[-1].peak_rss_kib / 1024:6.0f} MiB",
-                    file=sys.stderr, flush=True,
-                )
-            best_base = min(bases, key=lambda b: b.seconds)
-            best_ingest = min(ingests, key=lambda i: i.seconds)
-            # Time is best-of-N, but memory keeps the worst seen: the RSS target is a ceiling.
-            best_ingest.peak_rss_kib = max(i.peak_rss_kib for i in ingests)
-            results[round_name] = (best_base, best_ingest)
-    return results
+        for attempt in range(repeat):
+            warehouse = Path(scratch) / f"warehouse-{attempt}.duckdb"
+            prefect_home = Path(scratch) / "prefect"
+            prefect_home.mkdir(exist_ok=True)
+            # The plain read runs before and after the ingest; the mean of the two is the baseline,
+            # so a noisy moment weighs on both sides alike.
+            before = {r: plain_read(p) for r, p in zip(rounds, paths)}
+            ingests = dict(zip(rounds, run_child(paths, warehouse, prefect_home)))
+            after = {r: plain_read(p) for r, p in zip(rounds, paths)}
+            for r in rounds:
+                base = Baseline((before[r].seconds + after[r].seconds) / 2, before[r].n_bytes, before[r].n_files)
+                print(f"  {r} #{attempt + 1}: read {base.seconds:6.2f} s, ingest {ingests[r].seconds:6.2f} s", file=sys.stderr, flush=True)
+                if r not in best_bases or base.seconds < best_bases[r].seconds:
+                    best_bases[r] = base
+                if r not in best_ingests or ingests[r].seconds < best_ingests[r].seconds:
+                    # Time is best-of-N, but memory keeps the worst seen: the RSS target is a ceiling.
+                    worst_rss = max(ingests[r].peak_rss_kib, best_ingests[r].peak_rss_kib if r in best_ingests else 0)
+                    best_ingests[r] = ingests[r]
+                    best_ingests[r].peak_rss_kib = worst_rss
+    return {r: (best_bases[r], best_ingests[r]) for r in rounds}
 
 
 def report(results: dict[str, tuple[Baseline, Ingest]], repeat: int) -> bool:
@@ -196,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirror", default="../shared/mlperf", help="folder holding the round archives; relative to the project root")
     parser.add_argument("--rounds", nargs="+", default=ROUNDS, metavar="vX.Y", help="rounds to measure (default: all seven)")
     parser.add_argument("--repeat", type=int, default=1, help="measure each round N times and keep the best time")
-    parser.add_argument("--child", metavar="ARCHIVE", help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs="+", metavar="ARCHIVE", help=argparse.SUPPRESS)
     parser.add_argument("--warehouse", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 

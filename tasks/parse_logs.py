@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+import simdjson
 
 MLLOG = "mllog"  # v0.7+  ":::MLLOG {json}"
 MLL = "mll"  # v0.6     ":::MLL <unix_s> <key>: {json}"
@@ -150,23 +151,40 @@ _NUMBER = {int, float}
 _TEXT = {str}
 
 
+_SCANNER = simdjson.Parser()  # one per process: each worker has its own
+
+
+def _scan_keys_and_times(payloads: list[str]) -> tuple[list[Any], list[Any]]:
+    """Validate every line as JSON and read only `key` and `time_ms`, without building the rest.
+
+    simdjson accepts a subset of what json.loads accepts, so any refusal falls back to the exact path.
+    """
+    parse = _SCANNER.parse
+    keys: list[Any] = []
+    times: list[Any] = []
+    for payload in payloads:
+        document = parse(payload.encode())
+        keys.append(document["key"])
+        times.append(document["time_ms"])
+        del document  # the parser is reused only once its last document is gone
+    return keys, times
+
+
 def _parse_mllog(text: str, facts: LogFacts) -> None:
-    # Hot path: C code decodes every line (JSON whitespace is a subset of what str.rstrip removes,
-    # so unstripped lines parse alike). Any line orjson refuses sends the file down the exact path.
+    # Hot path: C code validates every line (JSON whitespace is a subset of what str.rstrip removes,
+    # so unstripped lines parse alike) and only the few kept events are decoded in full.
     payloads = _marker_lines(text, TOKENS[MLLOG], strip=False)
     facts.n_marker_lines = len(payloads)
     try:
-        events: list[Any] = list(map(orjson.loads, payloads))
-        keys = [event["key"] for event in events]
-        times = [event["time_ms"] for event in events]
+        keys, times = _scan_keys_and_times(payloads)
         regular = set(map(type, keys)) <= _TEXT and set(map(type, times)) <= _NUMBER
-    except (orjson.JSONDecodeError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, IndexError, RuntimeError):
         regular = False
     if not regular:
         _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts)
         return
     for i in [i for i, key in enumerate(keys) if key in _KEPT_KEYS]:
-        event = events[i]
+        event = _loads(payloads[i])
         metadata = event.get("metadata")
         status = metadata.get("status") if isinstance(metadata, dict) else None
         _record(facts, keys[i], float(times[i]), event.get("value"), status, metadata)

@@ -6,9 +6,11 @@ processes in batches, with a cap on the bytes in flight so memory stays bounded.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import multiprocessing
 import os
+import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -21,6 +23,32 @@ MAX_IN_FLIGHT_BYTES = 128 * 1024 * 1024
 def parse_batch(logs: list[bytes]) -> list[tuple[LogFacts, str]]:
     """Worker entry point: facts and content hash of each log."""
     return [(parse_log(data), hashlib.sha256(data).hexdigest()) for data in logs]
+
+
+_shared: dict[int, ProcessPoolExecutor] = {}
+_shared_lock = threading.Lock()
+
+
+def _executor(workers: int) -> ProcessPoolExecutor:
+    """One pool per process, kept for every round: a new worker re-imports the caller's main module.
+
+    Not fork: the parent runs Prefect's threads, which a fork would copy mid-lock. The fork server
+    preloads only this module and forks the workers from that clean process.
+    """
+    with _shared_lock:
+        executor = _shared.get(workers)
+        if executor is None or getattr(executor, "_broken", False):
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload([__name__])
+            executor = _shared[workers] = ProcessPoolExecutor(workers, mp_context=context)
+        return executor
+
+
+@atexit.register
+def _shutdown_shared() -> None:
+    for executor in _shared.values():
+        executor.shutdown(wait=False, cancel_futures=True)
+    _shared.clear()
 
 
 def default_workers() -> int:
@@ -57,8 +85,7 @@ class LogParser:
             self._pending.append((parse_batch(batch), 0))
             return
         if self._executor is None:
-            # spawn, not fork: the parent runs Prefect's threads, which a fork would copy mid-lock
-            self._executor = ProcessPoolExecutor(self._workers, mp_context=multiprocessing.get_context("spawn"))
+            self._executor = _executor(self._workers)
         self._pending.append((self._executor.submit(parse_batch, batch), size))
         self._in_flight += size
         while self._in_flight > MAX_IN_FLIGHT_BYTES:
@@ -70,7 +97,7 @@ class LogParser:
         self._in_flight -= size
 
     def results(self) -> list[tuple[LogFacts, str]]:
-        """All results, in the order the logs were added; shuts the workers down."""
+        """All results, in the order the logs were added."""
         if self._executor is None and not self._pending:
             # nothing was big enough for a pool: parse here
             self._results.extend(parse_batch(self._batch))
@@ -85,6 +112,9 @@ class LogParser:
         return self._results
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        """Forget unfinished work; the shared workers stay for the next round."""
+        for pending, _ in self._pending:
+            if isinstance(pending, Future):
+                pending.cancel()
+        self._pending.clear()
+        self._executor = None

@@ -7,6 +7,7 @@ knows where data came from. Archives are read as a stream and never extracted to
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
 import re
@@ -18,6 +19,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from isal import igzip
 
 log = logging.getLogger(__name__)
 
@@ -122,17 +125,21 @@ def open_source(source: Source, work_dir: Path | None = None, git_timeout_s: flo
             shutil.rmtree(checkout, ignore_errors=True)
 
 
-class _HashingReader:
+class _HashingReader(io.RawIOBase):
     """File wrapper that hashes what the gzip stream reads, so provenance costs no second pass."""
 
     def __init__(self, raw):
         self._raw = raw
         self.digest = hashlib.sha256()
 
-    def read(self, size=-1):
-        chunk = self._raw.read(size)
-        self.digest.update(chunk)
-        return chunk
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self._raw.readinto(buffer)
+        if count:
+            self.digest.update(memoryview(buffer)[:count])
+        return count
 
 
 def _archive_members(path: Path) -> MemberStream:
@@ -142,7 +149,9 @@ def _archive_members(path: Path) -> MemberStream:
     def generate():
         with open(path, "rb") as raw:
             reader = _HashingReader(raw)
-            with tarfile.open(fileobj=reader, mode="r|gz") as archive:
+            # ISA-L inflates about twice as fast as zlib; the tar layer reads the plain stream
+            inflated = igzip.IGzipFile(fileobj=reader, mode="rb")
+            with tarfile.open(fileobj=inflated, mode="r|") as archive:
                 for member in archive:
                     name = member.name
                     if member.isdir():
