@@ -118,3 +118,16 @@ def test_v06_aborted_tpu_run_is_dropped_by_olympic_scoring():
     data, _ = read_shipped_round("v0.6")
     row = data.scores.filter((data.scores["system"] == "tpu-v3-1024") & (data.scores["benchmark"] == "resnet")).to_dicts()[0]
     assert (row["n_runs"], row["n_valid"], row["status"]) == (5, 4, "scored")
+
+
+def test_parsing_in_worker_processes_gives_the_same_rows_as_parsing_in_process():
+    from tasks.read_round import read_round
+    from tasks.sources import open_source, resolve_source
+
+    pooled, _ = read_shipped_round("v4.1")  # default: two worker processes
+    with open_source(resolve_source(str(SHARED_MLPERF / "training_results_v4.1.tar.gz"))) as stream:
+        from tasks.copy_notes import load_copy_notes
+
+        inline = read_round(stream, "v4.1", load_copy_notes(SHARED_MLPERF, "v4.1"), workers=1)
+    assert inline.runs.equals(pooled.runs)
+    assert inline.scores.equals(pooled.scores)

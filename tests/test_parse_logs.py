@@ -111,3 +111,19 @@ def test_v05_mlp_lines_success_flag_and_eval_target():
 
 def test_file_without_markers():
     assert parse_log(b"just some output\nno markers\n").log_format is None
+
+
+def test_nan_and_non_ascii_lines_parse_as_json_loads_parses_them():
+    # simdjson refuses NaN; the official json.loads accepts it, so the run stays valid
+    nan_line = ':::MLLOG {"namespace": "", "time_ms": 1727789650000, "event_type": "POINT_IN_TIME", "key": "train_loss", "value": NaN, "metadata": {"file": "caf\xe9.py"}}'
+    facts = parse_log(lines(START_V41, nan_line, STOP_V41))
+    assert facts.n_parse_errors == 0 and facts.n_marker_lines == 3
+    assert facts.run_stop_ms == 1727790320650.0
+
+
+def test_event_without_a_key_or_a_time_is_a_parse_error():
+    no_key = ':::MLLOG {"namespace": "", "time_ms": 1727789650000, "value": 1}'
+    text_time = ':::MLLOG {"namespace": "", "time_ms": "soon", "key": "epoch_start", "value": 1}'
+    facts = parse_log(lines(START_V41, no_key, text_time, STOP_V41))
+    assert facts.n_parse_errors == 2
+    assert facts.first_parse_error.startswith("JSON without a key")
