@@ -7,7 +7,6 @@ order the source yields them, and keeps only small per-run facts in memory.
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -25,7 +24,6 @@ from tasks.reference import benchmark_info
 from tasks.scoring import NOT_SCORED, judge_run, score_group
 from tasks.sources import MemberStream
 
-log = logging.getLogger(__name__)
 
 STAGE_SOURCE = "source"
 STAGE_LAYOUT = "layout"
@@ -243,10 +241,7 @@ def _assemble(c: _Collector) -> RoundData:
     for m in c.missing_members:
         if m.benchmark is not None:
             missing_by_group[(m.submitter, system_of(m), m.benchmark)] += 1
-    scaling_by_group = {}
-    for (submitter, system, benchmark), value in c.scaling.items():
-        # scaling.json is never in a v0.5 layout, so its system needs no qualification
-        scaling_by_group[(submitter, system, benchmark)] = value
+    scaling_by_group = c.scaling  # never in a v0.5 layout, so its system names need no qualification
 
     score_rows = []
     for key in sorted(set(groups) | set(missing_by_group) | set(scaling_by_group)):

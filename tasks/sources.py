@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import logging
 import os
 import re
 import shutil
@@ -22,7 +21,6 @@ from pathlib import Path
 
 from isal import igzip
 
-log = logging.getLogger(__name__)
 
 _ROUND_IN_NAME = re.compile(r"training_results_(v\d+\.\d+)")
 _ROOT_FOLDER = re.compile(r"^training_results_v\d+\.\d+([-_.][^/]*)?$")

@@ -10,7 +10,7 @@ from conftest import read_shipped_round
 from schemas.scores import ScoresSchema
 from schemas.validate import split_valid_rows
 from tasks.ingest_steps import ReadResult, load_round, validate_round
-from tasks.sources import Provenance, Source
+from tasks.sources import Source
 from warehouse.connection import connect, open_writer
 from warehouse.load import ROUND_TABLES
 
