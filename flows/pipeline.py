@@ -1,4 +1,5 @@
-"""The main job: every configured round from the mirror when present, else from the public repository."""
+"""The main job: every configured round from the mirror when present, else from the public repository;
+each round is ingested, analysed and published."""
 
 from __future__ import annotations
 
@@ -6,19 +7,32 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 
+from flows.analyze import analyze_round, publish_round
 from flows.ingest import ingest_round
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, source_for_round
 
 
 @flow(name="mlperf-pipeline")
 def mlperf_pipeline(
-    rounds: list[str], warehouse: str, mirror: str | None = None, remote_base: str = PUBLIC_REMOTE_BASE
+    rounds: list[str],
+    warehouse: str,
+    mirror: str | None = None,
+    remote_base: str = PUBLIC_REMOTE_BASE,
+    reports: str = "reports",
 ) -> list[dict]:
-    """Ingest each round in turn; a failed round is recorded and the others still run."""
+    """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run."""
     logger = get_run_logger()
     summaries = []
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
         logger.info("%s: source %s", round_name, source)
-        summaries.append(ingest_round(source, warehouse, round_name))
+        summary = ingest_round(source, warehouse, round_name)
+        if summary["status"] == "succeeded":
+            try:
+                analyze_round(round_name, warehouse)
+                summary["report"] = publish_round(round_name, warehouse, reports)["report"]
+            except Exception as exc:  # the round's data is loaded; say what failed after it
+                logger.error("%s: analysis failed: %s", round_name, exc)
+                summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
+        summaries.append(summary)
     return summaries

@@ -47,9 +47,23 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--mirror", type=Path, default=settings.mirror, help="folder of training_results_vX.Y.tar.gz or git repos; else the public repos")
     run.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
     run.add_argument("--remote-base", default=settings.remote_base, help="prefix of the round repositories")
+    run.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
+
+    analyze = commands.add_parser("analyze", help="redo the analysis and the report of a round from the warehouse alone")
+    analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
+    analyze.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
+    analyze.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
+
+    paper = commands.add_parser("paper-table", help="Table I of arXiv 2509.03263 beside this warehouse's values")
+    paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
+    paper.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
 
     args = parser.parse_args(argv)
     _prepare_environment()
+    if args.command == "paper-table":
+        return _paper_table(args.round_name, args.warehouse)
+    if args.command == "analyze":
+        return _analyze(args.round_name, args.warehouse, args.reports)
     if args.command == "ingest":
         from flows.ingest import ingest_sources
         from tasks.sources import SourceError
@@ -65,11 +79,52 @@ def main(argv: list[str] | None = None) -> int:
         from flows.pipeline import mlperf_pipeline
 
         summaries = mlperf_pipeline(
-            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base
+            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports)
         )
     status = _print_summaries(summaries)
     print(f"warehouse: {args.warehouse}")
+    for summary in summaries:
+        if summary.get("report"):
+            print(f"report {summary['round']}: {summary['report']}")
     return status
+
+
+def _analyze(round_name: str, warehouse: Path, reports: Path) -> int:
+    if not warehouse.exists():
+        print(f"mlperf-scaling: no warehouse at {warehouse}: run `mlperf-scaling run` or `ingest` first", file=sys.stderr)
+        return 2
+    from flows.analyze import analyze_round, publish_round
+
+    result = analyze_round(round_name, str(warehouse))
+    published = publish_round(round_name, str(warehouse), str(reports))
+    print(f"{round_name}: {result['n_systems']} systems analysed, {result['n_excluded']} score rows left out")
+    print(f"report: {published['report']}")
+    return 0
+
+
+def _paper_table(round_name: str, warehouse: Path) -> int:
+    from tasks.paper_table import PAPER_ROUND, compare, render
+    from warehouse.connection import connect
+    from warehouse.read import read_query
+
+    if round_name != PAPER_ROUND:
+        print(f"mlperf-scaling: the paper analysed {PAPER_ROUND} only", file=sys.stderr)
+        return 2
+    if not warehouse.exists():
+        print(f"mlperf-scaling: no warehouse at {warehouse}", file=sys.stderr)
+        return 2
+    connection = connect(warehouse, read_only=True)
+    try:
+        efficiency = read_query(connection, "round_efficiency", round=round_name)
+        exclusions = read_query(connection, "round_exclusions", round=round_name)
+        scores = read_query(connection, "round_scores", round=round_name)
+    finally:
+        connection.close()
+    if efficiency.height == 0:
+        print(f"mlperf-scaling: no analysis of {round_name} in {warehouse}: run `mlperf-scaling analyze --round {round_name}`", file=sys.stderr)
+        return 2
+    print(render(compare(efficiency, exclusions, scores)))
+    return 0
 
 
 if __name__ == "__main__":

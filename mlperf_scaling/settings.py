@@ -19,6 +19,7 @@ class Settings:
     )
     mirror: Path | None = field(default_factory=lambda: Path(os.environ["MLPERF_MIRROR"]) if os.environ.get("MLPERF_MIRROR") else None)
     remote_base: str = field(default_factory=lambda: os.environ.get("MLPERF_REMOTE_BASE", PUBLIC_REMOTE_BASE))
+    reports: Path = field(default_factory=lambda: Path(os.environ.get("MLPERF_REPORTS", "reports")))
 
 
 def repository_name(round_name: str) -> str:

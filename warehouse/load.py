@@ -5,37 +5,50 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-# Identifiers come from this fixed list only; values are always bound parameters.
+# Identifiers come from these fixed lists only; values are always bound parameters.
 ROUND_TABLES = ("systems", "runs", "scores", "rejections")
+ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions")
 
 
 def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame) -> None:
-    """Delete the round from every round table and insert the new rows, atomically.
+    """Delete the round from every ingested table, insert the new rows and record the ingestion, atomically.
 
     Readers keep seeing the previous version of the round until the commit.
     """
     unknown = set(frames) - set(ROUND_TABLES)
     if unknown:
         raise ValueError(f"not warehouse tables: {sorted(unknown)}")
+    _replace(connection, round_name, ROUND_TABLES, frames, ingestion)
+
+
+def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame]) -> None:
+    """Replace a round's derived tables atomically; the ingested tables are not touched."""
+    if set(frames) != set(ANALYSIS_TABLES):
+        raise ValueError(f"analysis writes exactly {ANALYSIS_TABLES}, got {sorted(frames)}")
+    _replace(connection, round_name, ANALYSIS_TABLES, frames, None)
+
+
+def record_ingestion(connection: duckdb.DuckDBPyConnection, ingestion: pl.DataFrame) -> None:
+    """Record an attempt on its own, e.g. one that failed before anything could load."""
+    _insert(connection, "ingestions", ingestion)
+
+
+def _replace(connection, round_name: str, tables: tuple[str, ...], frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame | None) -> None:
     connection.execute("begin transaction")
     try:
-        for table in ROUND_TABLES:
+        for table in tables:
             connection.execute(f"delete from {table} where round = ?", [round_name])
             frame = frames.get(table)
             if frame is not None and frame.height:
                 if frame.get_column("round").unique().to_list() != [round_name]:
                     raise ValueError(f"{table} rows belong to another round than {round_name}")
                 _insert(connection, table, frame)
-        _insert(connection, "ingestions", ingestion)
+        if ingestion is not None:
+            _insert(connection, "ingestions", ingestion)
         connection.execute("commit")
     except BaseException:
         connection.execute("rollback")
         raise
-
-
-def record_ingestion(connection: duckdb.DuckDBPyConnection, ingestion: pl.DataFrame) -> None:
-    """Record an attempt on its own, e.g. one that failed before anything could load."""
-    _insert(connection, "ingestions", ingestion)
 
 
 def _insert(connection: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:

@@ -1,0 +1,99 @@
+"""The analysis and publishing steps as Prefect tasks; each is a plain function underneath (`.fn`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from schemas.clusters import AnalysisExclusionsSchema, ClustersSchema
+from schemas.efficiency import EfficiencySchema
+from tasks.artifacts import publish_artifacts
+from tasks.clusters import cluster_table
+from tasks.metrics import efficiency_table, summarize_benchmarks
+from tasks.plots import plot_benchmark
+from tasks.publish import render_index, write_index, write_tables
+from warehouse.connection import connect, open_writer, writer_lock
+from warehouse.load import replace_round_analysis
+from warehouse.read import read_query
+
+
+@dataclass
+class RoundAnalysis:
+    round: str
+    efficiency: pl.DataFrame
+    clusters: pl.DataFrame
+    exclusions: pl.DataFrame
+    source: dict | None = None
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions}
+
+
+def _read(warehouse: str, round_name: str, *queries: str) -> list[pl.DataFrame]:
+    # Under the writer lock, so a read never meets a load half-way; read-only all the same.
+    with writer_lock(warehouse):
+        connection = connect(warehouse, read_only=True)
+        try:
+            return [read_query(connection, name, round=round_name) for name in queries]
+        finally:
+            connection.close()
+
+
+@task(name="compute-metrics", cache_policy=NO_CACHE)
+def compute_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
+    """Efficiency, clusters and exclusions of one round, from its `scores` rows."""
+    (scores,) = _read(warehouse, round_name, "round_scores")
+    if scores.height == 0:
+        raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
+    efficiency, exclusions = efficiency_table(scores)
+    clusters = cluster_table(efficiency)
+    return RoundAnalysis(
+        round_name,
+        EfficiencySchema.validate(efficiency, lazy=True),
+        ClustersSchema.validate(clusters, lazy=True),
+        AnalysisExclusionsSchema.validate(exclusions, lazy=True),
+    )
+
+
+@task(name="write-metrics", cache_policy=NO_CACHE)
+def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
+    with open_writer(warehouse) as connection:
+        replace_round_analysis(connection, analysis.round, analysis.frames())
+
+
+@task(name="read-metrics", cache_policy=NO_CACHE)
+def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
+    efficiency, clusters, exclusions, sources = _read(
+        warehouse, round_name, "round_efficiency", "round_clusters", "round_exclusions", "round_sources"
+    )
+    source = sources.to_dicts()[0] if sources.height else None
+    return RoundAnalysis(round_name, efficiency, clusters, exclusions, source)
+
+
+@task(name="draw-plots", cache_policy=NO_CACHE)
+def draw_round_plots(analysis: RoundAnalysis, reports: str) -> dict[str, dict[str, list[Path]]]:
+    folder = Path(reports) / analysis.round / "plots"
+    plots = {}
+    for benchmark in sorted(analysis.efficiency["benchmark"].unique().to_list()):
+        group = analysis.efficiency.filter(pl.col("benchmark") == benchmark)
+        plots[benchmark] = plot_benchmark(group, analysis.clusters.filter(pl.col("benchmark") == benchmark), folder)
+    return plots
+
+
+@task(name="write-report", cache_policy=NO_CACHE)
+def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], reports: str) -> Path:
+    folder = Path(reports) / analysis.round
+    summary = summarize_benchmarks(analysis.efficiency)
+    write_tables(folder, {"efficiency": analysis.efficiency, "clusters": analysis.clusters,
+                          "exclusions": analysis.exclusions, "summary": summary})
+    page = render_index(analysis.round, summary, analysis.efficiency, analysis.clusters, analysis.exclusions, plots, analysis.source)
+    return write_index(folder, page)
+
+
+@task(name="publish-artifacts", cache_policy=NO_CACHE)
+def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path) -> list[str]:
+    return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report)

@@ -1,0 +1,88 @@
+"""Show a round's analysis in the Prefect UI: a markdown summary, a table and the plots as images."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import polars as pl
+from prefect.artifacts import create_image_artifact, create_markdown_artifact, create_table_artifact
+
+from tasks.plots import NOTE
+
+
+def artifact_key(*parts: str) -> str:
+    """Prefect keys allow lowercase letters, digits and dashes only: `v4.1`, `llama2_70b_lora` -> `v4-1`, `llama2-70b-lora`."""
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", "-".join(parts).lower())).strip("-")
+
+
+def data_uri(png: Path) -> str:
+    # A local path renders as a broken image in the UI; a data: URI renders everywhere.
+    return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+
+
+def _fmt(value, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None) -> str:
+    lines = [
+        f"# MLPerf Training {round_name}: scaling summary",
+        "",
+        f"_{NOTE}_",
+        "",
+        "| benchmark | systems | reference (N, T min) | fastest (N, T min) | most efficient scale-out (N, efficiency) |",
+        "|---|---:|---|---|---|",
+    ]
+    for row in summary.iter_rows(named=True):
+        best = (
+            f"{row['best_scale_out_system']} ({row['best_scale_out_accelerators']}, {_fmt(row['best_scale_out_efficiency'])})"
+            if row["best_scale_out_system"] else "-"
+        )
+        lines.append(
+            f"| {row['benchmark']} | {row['n_systems']} | {row['reference_system']} ({row['reference_accelerators']}, "
+            f"{_fmt(row['reference_time_min'])}) | {row['fastest_system']} ({row['fastest_accelerators']}, "
+            f"{_fmt(row['fastest_time_min'], 3)}) | {best} |"
+        )
+    if report is not None:
+        lines += ["", f"Report on disk: `{report}`"]
+    for benchmark, kinds in plots.items():
+        png = next((p for p in kinds.get("efficiency", []) if p.suffix == ".png"), None)
+        if png is not None:
+            lines += ["", f"## {benchmark}: efficiency", "", f"![{benchmark} efficiency]({data_uri(png)})"]
+    return "\n".join(lines)
+
+
+def publish_artifacts(
+    round_name: str,
+    summary: pl.DataFrame,
+    efficiency: pl.DataFrame,
+    plots: dict[str, dict[str, list[Path]]],
+    report: Path | None,
+) -> list[str]:
+    """Create the round's artifacts (inside a flow or task run) and return their keys."""
+    keys = []
+    key = artifact_key("scaling-summary", round_name)
+    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report), key=key,
+                             description=f"MLPerf Training {round_name}: reference, fastest and most efficient systems per benchmark")
+    keys.append(key)
+    key = artifact_key("efficiency", round_name)
+    columns = ["benchmark", "submitter", "system", "accelerator_model_name", "accelerators", "time_to_train_min",
+               "speedup", "efficiency", "efficiency_same_model", "is_reference", "is_pareto"]
+    rows = efficiency.select(columns).with_columns(pl.col(pl.Float64).round(4)).to_dicts()
+    create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
+    keys.append(key)
+    for benchmark, kinds in plots.items():
+        for kind in ("efficiency", "time"):
+            png = next((p for p in kinds.get(kind, []) if p.suffix == ".png"), None)
+            if png is None:
+                continue
+            key = artifact_key("plot", round_name, benchmark, kind)
+            create_image_artifact(image_url=data_uri(png), key=key, description=f"{round_name} {benchmark}: {kind}")
+            keys.append(key)
+    return keys

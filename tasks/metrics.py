@@ -1,0 +1,159 @@
+"""Scaling metrics per (round, benchmark): speedup and efficiency against a reference system.
+
+The method of Cortes, Juiz and Bermejo (arXiv 2509.03263): the reference is the system with the
+fewest accelerators and, among those, the longest time to train; speedup = T_ref / T and
+efficiency = speedup / (N / N_ref), so 1.0 is perfect scaling. The same metrics are also taken
+against a reference of the same accelerator model, which is what a buyer of one model needs.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+GROUP = ["round", "benchmark"]
+USABLE_STATUSES = ["scored", "scored_incomplete"]
+
+EFFICIENCY_COLUMNS = [
+    "round",
+    "benchmark",
+    "benchmark_canonical",
+    "submitter",
+    "system",
+    "system_name",
+    "availability",
+    "accelerator_model_name",
+    "accelerator_model",
+    "accelerators",
+    "number_of_nodes",
+    "time_to_train_min",
+    "accelerator_hours",
+    "is_complete",
+    "reference_system",
+    "reference_accelerators",
+    "reference_time_min",
+    "is_reference",
+    "speedup",
+    "ideal_speedup",
+    "efficiency",
+    "reference_system_same_model",
+    "reference_accelerators_same_model",
+    "is_reference_same_model",
+    "speedup_same_model",
+    "efficiency_same_model",
+    "is_pareto",
+]
+
+
+def accelerator_model_key(name: pl.Expr) -> pl.Expr:
+    """One spelling per model for grouping: case, wattage suffixes and spacing removed."""
+    return (
+        name.str.to_lowercase()
+        .str.replace_all(r"\(\s*\d+\s*w\s*\)", "")
+        .str.replace_all(r"[\s_]+", " ")
+        .str.strip_chars()
+    )
+
+
+def select_usable(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split scores into rows the analysis uses and exclusions with a reason.
+
+    Only closed-division rows with an official score and a known, non-zero accelerator count.
+    """
+    reason = (
+        pl.when(pl.col("status") == "not_scored")
+        .then(pl.format("no official score: {}", pl.col("status_reason").fill_null("not scored")))
+        .when(pl.col("division").is_null())
+        .then(pl.lit("division unknown: no systems JSON"))
+        .when(pl.col("division") != "closed")
+        .then(pl.format("{} division: not comparable with closed results", pl.col("division")))
+        .when(pl.col("accelerators").is_null())
+        .then(pl.lit("accelerator count unknown: no systems JSON"))
+        .when(pl.col("accelerators") == 0)
+        .then(pl.lit("CPU-only system: no accelerators to scale"))
+        .otherwise(None)
+        .alias("reason")
+    )
+    marked = scores.with_columns(reason)
+    exclusions = marked.filter(pl.col("reason").is_not_null()).select("round", "benchmark", "submitter", "system", "reason")
+    usable = marked.filter(pl.col("reason").is_null()).drop("reason")
+    return usable, exclusions.sort("round", "benchmark", "submitter", "system")
+
+
+def _reference(frame: pl.DataFrame, group: list[str], suffix: str) -> pl.DataFrame:
+    """The reference row per group: fewest accelerators, then the longest time, then a stable name order."""
+    return (
+        frame.sort([*group, "accelerators", "time_to_train_min", "submitter", "system"], descending=[False] * len(group) + [False, True, False, False])
+        .group_by(group, maintain_order=True)
+        .first()
+        .select(
+            *group,
+            pl.format("{}/{}", "submitter", "system").alias(f"reference_system{suffix}"),
+            pl.col("accelerators").alias(f"reference_accelerators{suffix}"),
+            pl.col("time_to_train_min").alias(f"reference_time_min{suffix}"),
+        )
+    )
+
+
+def pareto_front(frame: pl.DataFrame, group: list[str], x: str, y: str) -> pl.Series:
+    """True for rows no other row of the group beats on both x and y (lower is better; of equal points, the first)."""
+    ordered = frame.with_row_index("__row").sort([*group, x, y])
+    best_y = pl.col(y).cum_min().shift(1).over(group)
+    marked = ordered.with_columns(((best_y.is_null()) | (pl.col(y) < best_y)).alias("__front")).sort("__row")
+    return marked.get_column("__front")
+
+
+def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The `efficiency` rows and the excluded score rows, from `scores` rows of any rounds."""
+    usable, exclusions = select_usable(scores)
+    usable = usable.with_columns(
+        accelerator_model_key(pl.col("accelerator_model_name").fill_null("unknown")).alias("accelerator_model"),
+        (pl.col("time_to_train_min") * pl.col("accelerators") / 60).alias("accelerator_hours"),
+        (pl.col("status") == "scored").alias("is_complete"),
+    )
+    mixed = _reference(usable, GROUP, "")
+    same = _reference(usable, [*GROUP, "accelerator_model"], "_same_model")
+    table = (
+        usable.join(mixed, on=GROUP, how="left")
+        .join(same, on=[*GROUP, "accelerator_model"], how="left")
+        .with_columns(
+            (pl.format("{}/{}", "submitter", "system") == pl.col("reference_system")).alias("is_reference"),
+            (pl.format("{}/{}", "submitter", "system") == pl.col("reference_system_same_model")).alias("is_reference_same_model"),
+            (pl.col("reference_time_min") / pl.col("time_to_train_min")).alias("speedup"),
+            (pl.col("accelerators") / pl.col("reference_accelerators")).cast(pl.Float64).alias("ideal_speedup"),
+            (pl.col("reference_time_min_same_model") / pl.col("time_to_train_min")).alias("speedup_same_model"),
+        )
+        .with_columns(
+            (pl.col("speedup") / pl.col("ideal_speedup")).alias("efficiency"),
+            (pl.col("speedup_same_model") / (pl.col("accelerators") / pl.col("reference_accelerators_same_model"))).alias(
+                "efficiency_same_model"
+            ),
+        )
+    )
+    table = table.with_columns(pareto_front(table, GROUP, "time_to_train_min", "accelerator_hours").alias("is_pareto"))
+    return table.select(EFFICIENCY_COLUMNS).sort("round", "benchmark", "accelerators", "time_to_train_min", "submitter", "system"), exclusions
+
+
+def summarize_benchmarks(efficiency: pl.DataFrame) -> pl.DataFrame:
+    """One line per (round, benchmark): the reference, the fastest system and the most efficient scale-out."""
+    name = pl.format("{}/{}", "submitter", "system")
+    fastest = (
+        efficiency.sort("time_to_train_min").group_by(GROUP, maintain_order=True).first()
+        .select(*GROUP, name.alias("fastest_system"), pl.col("accelerators").alias("fastest_accelerators"),
+                pl.col("time_to_train_min").alias("fastest_time_min"))
+    )
+    scaled_out = efficiency.filter(pl.col("accelerators") > pl.col("reference_accelerators"))
+    best = (
+        scaled_out.sort("efficiency", descending=True).group_by(GROUP, maintain_order=True).first()
+        .select(*GROUP, name.alias("best_scale_out_system"), pl.col("accelerators").alias("best_scale_out_accelerators"),
+                pl.col("efficiency").alias("best_scale_out_efficiency"))
+    )
+    counts = efficiency.group_by(GROUP).agg(
+        pl.len().alias("n_systems"),
+        pl.col("accelerator_model").n_unique().alias("n_accelerator_models"),
+        pl.col("is_pareto").sum().alias("n_pareto"),
+        pl.col("reference_system").first(),
+        pl.col("reference_accelerators").first(),
+        pl.col("reference_time_min").first(),
+        pl.col("accelerators").max().alias("max_accelerators"),
+    )
+    return counts.join(fastest, on=GROUP, how="left").join(best, on=GROUP, how="left").sort(GROUP)

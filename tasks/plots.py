@@ -1,0 +1,193 @@
+"""Scaling plots per (round, benchmark), drawn from the `efficiency` and `clusters` tables.
+
+Four views, each as PNG and SVG: systems by accelerator model (the paper's Figures 1, 3, 5, 7),
+efficiency (Figures 2, 4, 6, 8), speedup, and time to train with its Pareto front.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: files only
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
+
+NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
+PLOT_KINDS = ("systems", "efficiency", "speedup", "time")
+_COLOURS = plt.get_cmap("tab10").colors
+
+
+def _title(ax, round_name: str, benchmark: str, what: str, n_systems: int) -> None:
+    ax.set_title(f"MLPerf Training {round_name} · {benchmark}: {what}\n{n_systems} systems", fontsize=11)
+
+
+def _footer(fig, round_name: str) -> None:
+    fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training {round_name} results.", fontsize=7.5, color="#555555")
+
+
+def _log2_axis(axis, values) -> None:
+    """Powers of two as ticks, labelled as plain counts."""
+    low, high = max(min(values), 1), max(values)
+    exponents = range(int(np.floor(np.log2(low))), int(np.ceil(np.log2(high))) + 1)
+    ticks = [2**e for e in exponents]
+    if len(ticks) > 12:  # keep labels apart on wide ranges
+        ticks = ticks[:: int(np.ceil(len(ticks) / 12))]
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):,}"))
+
+
+def _plain_log_axis(axis) -> None:
+    """A log axis labelled 1, 2, 5, 10, 20, ... rather than in powers."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _cluster_colour(cluster: int) -> tuple:
+    return _COLOURS[cluster % len(_COLOURS)]
+
+
+def _save(fig, folder: Path, stem: str) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{stem}.png", folder / f"{stem}.svg"]
+    fig.savefig(paths[0], dpi=110)
+    fig.savefig(paths[1])
+    plt.close(fig)
+    return paths
+
+
+def _legend_clusters(clusters: list[int]) -> list:
+    return [plt.Line2D([], [], marker="o", linestyle="", color=_cluster_colour(c), label=f"cluster {c}") for c in clusters]
+
+
+def plot_systems(group: pl.DataFrame, folder: Path) -> list[Path]:
+    """Accelerator model against accelerator count; marker size = systems sharing that configuration."""
+    round_name, benchmark = group["round"][0], group["benchmark"][0]
+    # show each model under its most common published spelling
+    names = (
+        group.group_by("accelerator_model", "accelerator_model_name").len()
+        .sort(["accelerator_model", "len", "accelerator_model_name"], descending=[False, True, False])
+        .group_by("accelerator_model", maintain_order=True).first()
+    )
+    label_of = dict(zip(names["accelerator_model"], names["accelerator_model_name"], strict=True))
+    models = group.group_by("accelerator_model").agg(pl.col("accelerators").median().alias("m")).sort("m", "accelerator_model")
+    row_of = {model: i for i, model in enumerate(models["accelerator_model"])}
+    counts = group.group_by("accelerator_model", "accelerators", "cluster").len()
+    height = max(3.6, 1.2 + 0.42 * len(row_of))
+    fig, ax = plt.subplots(figsize=(9, height))
+    for model, accelerators, cluster, n in counts.iter_rows():
+        ax.scatter(accelerators, row_of[model], s=60 + 70 * (n - 1), color=_cluster_colour(cluster), alpha=0.75,
+                   edgecolors="black", linewidths=0.5, zorder=3)
+        if n > 1:
+            ax.annotate(str(n), (accelerators, row_of[model]), ha="center", va="center", fontsize=7, zorder=4)
+    ax.set_xscale("log", base=2)
+    _log2_axis(ax.xaxis, group["accelerators"].to_list())
+    ax.set_yticks(range(len(row_of)), [label_of[m] for m in row_of], fontsize=8)
+    ax.set_ylim(-0.7, len(row_of) - 0.3)
+    ax.set_xlabel("accelerators (log2 scale)")
+    ax.grid(axis="x", alpha=0.3)
+    clusters = sorted(group["cluster"].unique().to_list())
+    ax.legend(handles=_legend_clusters(clusters), fontsize=8, loc="lower right", title="marker size = systems", title_fontsize=7)
+    _title(ax, round_name, benchmark, "systems by accelerator model", group.height)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, f"{benchmark}_systems")
+
+
+def _scatter_by_cluster(ax, group: pl.DataFrame, y: str) -> None:
+    for cluster in sorted(group["cluster"].unique().to_list()):
+        part = group.filter(pl.col("cluster") == cluster)
+        ax.scatter(part["accelerators"], part[y], color=_cluster_colour(cluster), alpha=0.75, edgecolors="black",
+                   linewidths=0.5, label=f"cluster {cluster}", zorder=3)
+
+
+def _mark_reference(ax, group: pl.DataFrame, y: str) -> None:
+    reference = group.filter(pl.col("is_reference"))
+    ax.scatter(reference["accelerators"], reference[y], marker="*", s=260, color="gold", edgecolors="black",
+               linewidths=0.8, zorder=5, label=f"reference: {reference['system'][0]}")
+
+
+def plot_efficiency(group: pl.DataFrame, folder: Path) -> list[Path]:
+    round_name, benchmark = group["round"][0], group["benchmark"][0]
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    _scatter_by_cluster(ax, group, "efficiency")
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="ideal (efficiency 1)")
+    _mark_reference(ax, group, "efficiency")
+    ax.set_xscale("log", base=2)
+    _log2_axis(ax.xaxis, group["accelerators"].to_list())
+    if group["efficiency"].max() / max(group["efficiency"].min(), 1e-9) > 50:
+        ax.set_yscale("log")  # mixed generations can differ by orders of magnitude
+        _plain_log_axis(ax.yaxis)
+    ax.set_xlabel("accelerators (log2 scale)")
+    ax.set_ylabel("scaling efficiency E' = speedup / (N / N_ref)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    _title(ax, round_name, benchmark, "scaling efficiency against the reference system", group.height)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, f"{benchmark}_efficiency")
+
+
+def plot_speedup(group: pl.DataFrame, folder: Path) -> list[Path]:
+    round_name, benchmark = group["round"][0], group["benchmark"][0]
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    _scatter_by_cluster(ax, group, "speedup")
+    n_ref = group["reference_accelerators"][0]
+    xs = np.geomspace(group["accelerators"].min(), group["accelerators"].max(), 50)
+    ax.plot(xs, xs / n_ref, color="black", linestyle="--", linewidth=1, label="ideal (speedup = N / N_ref)")
+    _mark_reference(ax, group, "speedup")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _log2_axis(ax.xaxis, group["accelerators"].to_list())
+    _plain_log_axis(ax.yaxis)
+    ax.set_xlabel("accelerators (log2 scale)")
+    ax.set_ylabel("speedup T_ref / T (log scale)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    _title(ax, round_name, benchmark, "speedup against the reference system", group.height)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, f"{benchmark}_speedup")
+
+
+def plot_time(group: pl.DataFrame, folder: Path) -> list[Path]:
+    round_name, benchmark = group["round"][0], group["benchmark"][0]
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    _scatter_by_cluster(ax, group, "time_to_train_min")
+    front = group.filter(pl.col("is_pareto")).sort("accelerators")
+    ax.plot(front["accelerators"], front["time_to_train_min"], color="crimson", linewidth=1.2, zorder=2)
+    ax.scatter(front["accelerators"], front["time_to_train_min"], s=130, facecolors="none", edgecolors="crimson",
+               linewidths=1.6, zorder=4, label="Pareto front: time vs accelerator-hours")
+    for row in front.iter_rows(named=True):
+        ax.annotate(row["system"], (row["accelerators"], row["time_to_train_min"]), xytext=(6, 4),
+                    textcoords="offset points", fontsize=7, color="crimson")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _log2_axis(ax.xaxis, group["accelerators"].to_list())
+    _plain_log_axis(ax.yaxis)
+    ax.set_xlabel("accelerators (log2 scale)")
+    ax.set_ylabel("time to train, minutes (official score, log scale)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="upper right")
+    _title(ax, round_name, benchmark, "time to train", group.height)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, f"{benchmark}_time")
+
+
+def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path) -> dict[str, list[Path]]:
+    """All four views for one (round, benchmark); `efficiency` holds only that group's rows."""
+    group = efficiency.join(clusters.select("round", "benchmark", "submitter", "system", "cluster"),
+                            on=["round", "benchmark", "submitter", "system"], how="left").with_columns(pl.col("cluster").fill_null(0))
+    return {
+        "systems": plot_systems(group, folder),
+        "efficiency": plot_efficiency(group, folder),
+        "speedup": plot_speedup(group, folder),
+        "time": plot_time(group, folder),
+    }

@@ -1,0 +1,160 @@
+"""Scaling metrics, clusters, plots and the report: rules on small frames, values on the real v4.1 round."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+
+import polars as pl
+import pytest
+
+from conftest import SHARED_MLPERF, read_shipped_round
+from tasks.clusters import cluster_table
+from tasks.metrics import efficiency_table, summarize_benchmarks
+from tasks.paper_table import compare
+from tasks.plots import plot_benchmark
+from tasks.publish import render_index
+from tasks.read_round import SCORES_FRAME_SCHEMA
+
+
+def score(system, accelerators, minutes, model="NVIDIA H100-SXM5-80GB", division="closed", status="scored", benchmark="bert"):
+    return {"round": "v4.1", "submitter": "S", "system": system, "benchmark": benchmark, "benchmark_canonical": benchmark,
+            "division": division, "accelerator_model_name": model, "accelerators": accelerators, "number_of_nodes": 1,
+            "time_to_train_min": minutes if status != "not_scored" else None, "n_runs": 10, "n_valid": 10,
+            "n_required": 10, "n_missing": 0, "status": status, "status_reason": None}
+
+
+def frame(*rows) -> pl.DataFrame:
+    return pl.DataFrame(list(rows), schema=SCORES_FRAME_SCHEMA)
+
+
+def by_system(table: pl.DataFrame) -> dict[str, dict]:
+    return {row["system"]: row for row in table.iter_rows(named=True)}
+
+
+def test_reference_is_fewest_accelerators_then_longest_time():
+    table, _ = efficiency_table(frame(score("a", 2, 100.0), score("b", 2, 120.0), score("c", 8, 20.0, model="NVIDIA A100 (400W)")))
+    rows = by_system(table)
+    assert rows["b"]["is_reference"] and not rows["a"]["is_reference"]
+    assert rows["c"]["speedup"] == pytest.approx(6.0)
+    assert rows["c"]["efficiency"] == pytest.approx(6.0 / 4)
+    assert rows["a"]["efficiency"] == pytest.approx(1.2)
+    # within its own model, c is its own reference
+    assert rows["c"]["is_reference_same_model"] and rows["c"]["efficiency_same_model"] == 1.0
+    assert rows["a"]["reference_system_same_model"] == "S/b"
+    assert rows["c"]["accelerator_hours"] == pytest.approx(20.0 * 8 / 60)
+
+
+def test_open_cpu_only_and_unscored_rows_are_left_out_with_a_reason():
+    table, excluded = efficiency_table(frame(
+        score("ok", 8, 10.0), score("open", 8, 5.0, division="open"), score("cpu", 0, 500.0, model=None),
+        score("none", 8, None, status="not_scored"), score("short", 16, 6.0, status="scored_incomplete"),
+    ))
+    assert set(table["system"]) == {"ok", "short"}
+    assert not by_system(table)["short"]["is_complete"]
+    reasons = dict(zip(excluded["system"], excluded["reason"], strict=True))
+    assert reasons["open"].startswith("open division")
+    assert reasons["cpu"] == "CPU-only system: no accelerators to scale"
+    assert reasons["none"].startswith("no official score")
+
+
+def test_pareto_front_of_time_and_accelerator_hours():
+    table, _ = efficiency_table(frame(score("small", 4, 60.0), score("mid", 8, 20.0), score("wasteful", 16, 20.0), score("fast", 64, 4.0)))
+    pareto = dict(zip(table["system"], table["is_pareto"], strict=True))
+    assert pareto == {"small": False, "mid": True, "wasteful": False, "fast": True}
+
+
+def test_clusters_are_reproducible_and_tiny_groups_are_not_clustered():
+    rows = [score(f"s{i}", 2 ** (i % 6 + 1), 100.0 / (i % 6 + 1) + i) for i in range(14)]
+    table, _ = efficiency_table(frame(*rows))
+    first, second = cluster_table(table), cluster_table(table)
+    assert first.equals(second)
+    assert 2 <= first["k"][0] <= 6 and -1 <= first["silhouette"][0] <= 1
+    tiny, _ = efficiency_table(frame(score("one", 8, 10.0), score("two", 16, 6.0)))
+    clusters = cluster_table(tiny)
+    assert clusters["k"].to_list() == [1, 1] and clusters["silhouette"].is_null().all()
+    assert "too few" in clusters["note"][0]
+
+
+@pytest.mark.parametrize("n_systems", [1, 2])
+def test_plots_and_page_with_one_or_two_systems(tmp_path, n_systems):
+    rows = [score("one", 8, 10.0), score("two", 16, 6.0)][:n_systems]
+    table, excluded = efficiency_table(frame(*rows))
+    clusters = cluster_table(table)
+    plots = {"bert": plot_benchmark(table, clusters, tmp_path / "plots")}
+    for paths in plots["bert"].values():
+        assert all(p.stat().st_size > 1000 for p in paths)
+    page = render_index("v4.1", summarize_benchmarks(table), table, clusters, excluded, plots, None)
+    assert "<section id='bert'>" in page and "not official MLPerf results" in page
+
+
+def _official_time(system: str, benchmark: str) -> float:
+    with (SHARED_MLPERF / "official" / "official_scores_v4.1.csv").open() as handle:
+        for row in csv.DictReader(handle):
+            if row["system_folder"] == system and row["benchmark"] == benchmark:
+                return float(row["time_to_train_min"])
+    raise KeyError(system)
+
+
+@pytest.fixture(scope="module")
+def v41_analysis():
+    data, _ = read_shipped_round("v4.1")
+    efficiency, excluded = efficiency_table(data.scores)
+    return data.scores, efficiency, excluded
+
+
+def test_v41_references_match_the_paper(v41_analysis):
+    scores, efficiency, excluded = v41_analysis
+    found = {c.paper.benchmark: c for c in compare(efficiency, excluded, scores)}
+    assert (found["bert"].systems, found["bert"].reference_system, found["bert"].reference_accelerators) == (29, "Krai/7920T_2xA5000_hdd", 2)
+    assert round(found["bert"].reference_time_min, 2) == 366.19 and int(found["bert"].reference_time_min * 100) == 36618
+    assert (found["llama2_70b_lora"].systems, found["llama2_70b_lora"].reference_accelerators) == (29, 4)
+    assert round(found["llama2_70b_lora"].reference_time_min, 2) == 61.87
+    assert (found["ssd"].systems, found["ssd"].reference_system) == (26, "Dell/R760x2H100NVL-PCIe-94GB")
+    assert (found["stable_diffusion"].systems, found["stable_diffusion"].reference_system) == (25, "Dell/XE8640x4H100-SXM-80GB")
+    assert any("not attributable" in note for note in found["stable_diffusion"].explanations)
+    assert any("preview systems" in note for note in found["bert"].explanations)
+
+
+def test_v41_a_known_efficiency(v41_analysis):
+    _, efficiency, _ = v41_analysis
+    row = efficiency.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("system") == "b200_preview_nemo")).row(0, named=True)
+    expected = (_official_time("XE9640x4H100-SXM-80GB", "llama2_70b_lora") / _official_time("b200_preview_nemo", "llama2_70b_lora")) / (8 / 4)
+    assert row["efficiency"] == pytest.approx(expected, rel=1e-12)
+    assert round(row["efficiency"], 3) == 2.387
+
+
+def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_isolated, warehouse_path, tmp_path):
+    from prefect.client.orchestration import get_client
+
+    from flows.analyze import analyze_round, publish_round
+    from tasks.ingest_steps import ReadResult, load_round, validate_round
+    from tasks.sources import Source
+    from warehouse.connection import connect
+
+    data, provenance = read_shipped_round("v4.1")
+    result = ReadResult(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
+    load_round.fn(result, validate_round.fn(result), str(warehouse_path))
+
+    assert analyze_round("v4.1", str(warehouse_path))["n_systems"] == 153
+    published = publish_round("v4.1", str(warehouse_path), str(tmp_path / "reports"))
+    with connect(warehouse_path, read_only=True) as connection:
+        assert connection.execute("select count(*) from efficiency where round = 'v4.1'").fetchone()[0] == 153
+        assert connection.execute("select count(distinct benchmark) from clusters where round = 'v4.1'").fetchone()[0] == 7
+    folder = tmp_path / "reports" / "v4.1"
+    page = (folder / "index.html").read_text()
+    for benchmark in ("bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"):
+        assert f"<section id='{benchmark}'>" in page
+        for kind in ("systems", "efficiency", "speedup", "time"):
+            assert (folder / "plots" / f"{benchmark}_{kind}.png").is_file()
+            assert (folder / "plots" / f"{benchmark}_{kind}.svg").is_file()
+    assert pl.read_csv(folder / "efficiency.csv").height == 153
+    assert "scaling-summary-v4-1" in published["artifacts"] and "plot-v4-1-llama2-70b-lora-efficiency" in published["artifacts"]
+
+    async def keys():
+        async with get_client() as client:
+            return {a.key for a in await client.read_artifacts()}
+
+    import asyncio
+
+    assert {"scaling-summary-v4-1", "efficiency-v4-1"} <= asyncio.run(keys())

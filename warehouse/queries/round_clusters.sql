@@ -1,0 +1,5 @@
+-- The cluster rows of one round.
+select *
+from clusters
+where round = $round
+order by benchmark, submitter, system
