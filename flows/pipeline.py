@@ -19,15 +19,22 @@ def mlperf_pipeline(
     mirror: str | None = None,
     remote_base: str = PUBLIC_REMOTE_BASE,
     reports: str = "reports",
+    force: bool = False,
 ) -> list[dict]:
-    """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run."""
+    """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run.
+
+    A round whose source version is already loaded, with its report on disk, is skipped in seconds.
+    """
     logger = get_run_logger()
     summaries = []
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
         logger.info("%s: source %s", round_name, source)
-        summary = ingest_round(source, warehouse, round_name)
-        if summary["status"] == "succeeded":
+        summary = ingest_round(source, warehouse, round_name, force=force)
+        report = Path(reports) / round_name / "index.html"
+        if summary["status"] == "unchanged" and report.is_file():
+            summary["report"] = str(report)
+        elif summary["status"] in ("succeeded", "unchanged"):
             try:
                 analyze_round(round_name, warehouse)
                 summary["report"] = publish_round(round_name, warehouse, reports)["report"]

@@ -21,12 +21,12 @@ def _print_summaries(summaries: list[dict]) -> int:
     print("-" * len(header))
     failed = 0
     for s in summaries:
-        failed += s["status"] != "succeeded"
+        failed += s["status"] == "failed"
         print(
             f"{s['round']:<6} {s['status']:<9} {s['n_systems']:>7} {s['n_runs']:>6} {s['n_valid_runs']:>6} "
             f"{s['n_scores']:>6} {s['n_scored']:>6} {s['n_rejections']:>8} {s['seconds']:>7.1f}  {s['source']}"
         )
-        if s["status"] != "succeeded":
+        if s["status"] == "failed" or s.get("message"):
             print(f"       {s['message']}")
     return 1 if failed else 0
 
@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
     run.add_argument("--remote-base", default=settings.remote_base, help="prefix of the round repositories")
     run.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
+    run.add_argument("--force", action="store_true", help="re-ingest rounds whose source version is already loaded")
 
     analyze = commands.add_parser("analyze", help="redo the analysis and the report of a round from the warehouse alone")
     analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         from flows.pipeline import mlperf_pipeline
 
         summaries = mlperf_pipeline(
-            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports)
+            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports), args.force
         )
     status = _print_summaries(summaries)
     print(f"warehouse: {args.warehouse}")

@@ -86,3 +86,28 @@ def publish_artifacts(
             create_image_artifact(image_url=data_uri(png), key=key, description=f"{round_name} {benchmark}: {kind}")
             keys.append(key)
     return keys
+
+
+def rejections_markdown(round_name: str, rejections: pl.DataFrame, examples: int = 25) -> str:
+    """Counts of rejected files and rows by stage and reason, with one example path each."""
+    # Reasons quoting a file's own error are grouped by their general part, before the first parenthesis.
+    general = pl.col("reason").str.split(" (").list.first()
+    grouped = (
+        rejections.group_by("stage", general.alias("reason"))
+        .agg(pl.len().alias("n"), pl.col("path").min().alias("example"))
+        .sort(["n", "stage", "reason"], descending=[True, False, False])
+    )
+    lines = [
+        f"# MLPerf Training {round_name}: {rejections.height} rejections",
+        "",
+        "Files and rows that could not be used, by stage and reason. The warehouse table `rejections` has every one.",
+        "",
+        "| stage | reason | count | example |",
+        "|---|---|---:|---|",
+    ]
+    for row in grouped.head(examples).iter_rows(named=True):
+        reason = row["reason"].replace("|", "\\|")
+        lines.append(f"| {row['stage']} | {reason} | {row['n']} | `{row['example']}` |")
+    if grouped.height > examples:
+        lines.append(f"| | {grouped.height - examples} more kinds | | |")
+    return "\n".join(lines)

@@ -6,13 +6,17 @@ Each is a plain function underneath (`.fn`), so tests call it without Prefect.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 from prefect import get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext, TaskRunContext
+from prefect.exceptions import MissingContextError
 
 from schemas.ingestions import IngestionsSchema
 from schemas.rejections import RejectionsSchema
@@ -20,11 +24,13 @@ from schemas.runs import RunsSchema
 from schemas.scores import ScoresSchema
 from schemas.systems import SystemsSchema
 from schemas.validate import split_valid_rows
+from tasks.artifacts import artifact_key, rejections_markdown
 from tasks.copy_notes import load_copy_notes, notes_folder_for
 from tasks.read_round import RoundData, read_round
-from tasks.sources import Provenance, Source, open_source, resolve_source
-from warehouse.connection import open_writer
+from tasks.sources import Provenance, Source, open_source, resolve_source, source_version
+from warehouse.connection import connect, open_writer, writer_lock
 from warehouse.load import record_ingestion, replace_round
+from warehouse.read import read_query
 
 # table -> (contract, key columns naming a rejected row)
 CONTRACTS = {
@@ -45,10 +51,34 @@ class ReadResult:
 def _logger():
     try:
         return get_run_logger()
-    except Exception:  # outside a flow or task run (plain `.fn` call in a test)
-        import logging
-
+    except MissingContextError:  # outside a flow or task run (plain `.fn` call in a test)
         return logging.getLogger("mlperf_scaling")
+
+
+def _in_run() -> bool:
+    return TaskRunContext.get() is not None or FlowRunContext.get() is not None
+
+
+class _ProgressArtifact:
+    """A progress bar in the Prefect UI while a round is read; nothing outside a run."""
+
+    def __init__(self, round_name: str):
+        self._id = None
+        self._shown = -1
+        if _in_run():
+            self._id = create_progress_artifact(
+                progress=0.0, key=artifact_key("ingest-progress", round_name), description=f"Reading MLPerf Training {round_name}"
+            )
+
+    def update(self, fraction: float) -> None:
+        percent = round(100 * fraction)
+        if self._id is not None and percent >= self._shown + 5:  # a few updates, not one per file
+            update_progress_artifact(self._id, progress=float(percent))
+            self._shown = percent
+
+    def finish(self) -> None:
+        if self._id is not None:
+            update_progress_artifact(self._id, progress=100.0)
 
 
 # Retries cover a flaky clone; the frames it returns are never hashed for caching.
@@ -62,12 +92,16 @@ def read_round_from_source(spec: str, round_name: str | None = None, notes_dir: 
     notes = load_copy_notes(notes_folder, source.round)
     logger.info("reading %s %s (%s)", source.round, source.location, source.kind)
 
-    def progress(n_files: int, n_bytes: int) -> None:
-        logger.info("%s: %d files, %.0f MB read", source.round, n_files, n_bytes / 1e6)
+    bar = _ProgressArtifact(source.round)
+
+    def progress(n_files: int, n_bytes: int, fraction: float) -> None:
+        logger.info("%s: %d files, %.0f MB read (%.0f%%)", source.round, n_files, n_bytes / 1e6, 100 * fraction)
+        bar.update(fraction)
 
     with open_source(source) as stream:
         data = read_round(stream, source.round, notes, progress)
         provenance = stream.provenance
+    bar.finish()
     if provenance.commit is None and notes.source_commit:
         # a mirror's archive: its sha256 names the bytes, the manifest names the repository commit
         provenance.commit = notes.source_commit
@@ -163,3 +197,48 @@ def record_failure(spec: str, round_name: str | None, warehouse: str, message: s
     with open_writer(warehouse) as connection:
         record_ingestion(connection, ingestion)
     return ingestion.to_dicts()[0]
+
+
+@task(name="source-version", retries=2, retry_delay_seconds=10, timeout_seconds=300, cache_policy=NO_CACHE)
+def find_source_version(spec: str, round_name: str | None = None) -> Provenance:
+    """The commit or archive hash of a source, read without fetching its data (git ls-remote for a URL)."""
+    return source_version(resolve_source(spec, round_name))
+
+
+def loaded_versions(warehouse: str) -> dict[str, dict]:
+    """Round -> its latest successful ingestion (source, commit, sha256); empty for a new warehouse."""
+    if not Path(warehouse).exists():
+        return {}
+    with writer_lock(warehouse):
+        connection = connect(warehouse, read_only=True)
+        try:
+            # fetchall: DuckDB 2 refuses the next query while a result is only partly fetched
+            if not connection.execute("select count(*) from information_schema.tables where table_name = 'ingestions'").fetchall()[0][0]:
+                return {}
+            return {row["round"]: row for row in read_query(connection, "loaded_versions").iter_rows(named=True)}
+        finally:
+            connection.close()
+
+
+def is_unchanged(loaded: dict | None, version: Provenance) -> bool:
+    """True when the warehouse already holds this exact version of the round."""
+    if loaded is None:
+        return False
+    if version.commit is not None and loaded["source_commit"] == version.commit:
+        return True
+    return version.sha256 is not None and loaded["source_sha256"] == version.sha256
+
+
+@task(name="check-loaded", cache_policy=NO_CACHE)
+def check_loaded(warehouse: str, round_name: str, version: Provenance) -> dict | None:
+    """The loaded ingestion of this round if it has the same version, else None."""
+    loaded = loaded_versions(warehouse).get(round_name)
+    return loaded if is_unchanged(loaded, version) else None
+
+
+@task(name="publish-rejections", cache_policy=NO_CACHE)
+def publish_rejections(round_name: str, rejections: pl.DataFrame) -> str:
+    key = artifact_key("rejections", round_name)
+    create_markdown_artifact(markdown=rejections_markdown(round_name, rejections), key=key,
+                             description=f"MLPerf Training {round_name}: rejected files and rows by reason")
+    return key

@@ -127,7 +127,7 @@ def read_round(
     stream: MemberStream,
     round_name: str,
     notes: CopyNotes | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
     workers: int | None = None,
 ) -> RoundData:
     """Read every member of an opened source and compute the round's rows.
@@ -142,7 +142,7 @@ def read_round(
             collector.n_files += 1
             collector.add(classify(path), load)
             if progress is not None and collector.n_files % 500 == 0:
-                progress(collector.n_files, collector.n_bytes)
+                progress(collector.n_files, collector.n_bytes, stream.fraction_read())
         collector.finish_parsing()
     finally:
         collector.parser.close()

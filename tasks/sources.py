@@ -66,6 +66,7 @@ class MemberStream:
     members: Iterator[tuple[str, Callable[[], bytes], int]]
     provenance: Provenance
     skipped: list[SkippedMember] = field(default_factory=list)
+    fraction_read: Callable[[], float] = lambda: 0.0  # how far through the source, 0..1, for progress
 
 
 def round_from_name(text: str) -> str | None:
@@ -129,6 +130,7 @@ class _HashingReader(io.RawIOBase):
     def __init__(self, raw):
         self._raw = raw
         self.digest = hashlib.sha256()
+        self.consumed = 0
 
     def readable(self) -> bool:
         return True
@@ -137,16 +139,19 @@ class _HashingReader(io.RawIOBase):
         count = self._raw.readinto(buffer)
         if count:
             self.digest.update(memoryview(buffer)[:count])
+            self.consumed += count
         return count
 
 
 def _archive_members(path: Path) -> MemberStream:
     provenance = Provenance()
     skipped: list[SkippedMember] = []
+    size = max(path.stat().st_size, 1)
+    state: dict[str, _HashingReader] = {}
 
     def generate():
         with open(path, "rb") as raw:
-            reader = _HashingReader(raw)
+            reader = state["reader"] = _HashingReader(raw)
             # ISA-L inflates about twice as fast as zlib; the tar layer reads the plain stream
             inflated = igzip.IGzipFile(fileobj=reader, mode="rb")
             with tarfile.open(fileobj=inflated, mode="r|") as archive:
@@ -174,16 +179,23 @@ def _archive_members(path: Path) -> MemberStream:
                 pass
         provenance.sha256 = reader.digest.hexdigest()
 
-    return MemberStream(generate(), provenance, skipped)
+    def fraction_read() -> float:
+        reader = state.get("reader")
+        return 0.0 if reader is None else min(reader.consumed / size, 1.0)
+
+    return MemberStream(generate(), provenance, skipped, fraction_read)
 
 
 def _directory_members(root: Path, provenance: Provenance) -> MemberStream:
     skipped: list[SkippedMember] = []
+    counts = {"done": 0, "total": 0}
 
     def generate():
-        for folder, subfolders, files in os.walk(root):
-            subfolders[:] = sorted(d for d in subfolders if d != ".git")
-            for name in sorted(files):
+        walk = [(folder, sorted(d for d in subfolders if d != ".git"), sorted(files)) for folder, subfolders, files in _walk(root)]
+        counts["total"] = sum(len(files) for _, _, files in walk) or 1
+        for folder, _, files in walk:
+            for name in files:
+                counts["done"] += 1
                 full = Path(folder) / name
                 relative = _strip_root(full.relative_to(root).as_posix())
                 if full.is_symlink():
@@ -198,7 +210,13 @@ def _directory_members(root: Path, provenance: Provenance) -> MemberStream:
                     continue
                 yield relative, full.read_bytes, size
 
-    return MemberStream(generate(), provenance, skipped)
+    return MemberStream(generate(), provenance, skipped, lambda: counts["done"] / max(counts["total"], 1))
+
+
+def _walk(root: Path):
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != ".git")
+        yield folder, subfolders, files
 
 
 def _run_git(args: list[str], cwd: Path | None, timeout_s: float) -> str:
@@ -226,6 +244,21 @@ def clone_sparse(url: str, target: Path, timeout_s: float = 900) -> None:
     _run_git(["clone", "--depth", "1", "--filter=blob:none", "--no-checkout", "--", url, str(target)], None, timeout_s)
     _run_git(["sparse-checkout", "set", "--no-cone", *SPARSE_PATTERNS], target, 120)
     _run_git(["checkout"], target, timeout_s)
+
+
+def source_version(source: Source, timeout_s: float = 60) -> Provenance:
+    """The version of a source without reading its data: a commit, or the archive's sha256; empty for a plain directory."""
+    if source.kind == GIT_URL:
+        return Provenance(commit=remote_head(source.location, timeout_s))
+    if source.kind == GIT_REPO:
+        return Provenance(commit=_git_head(Path(source.location)))
+    if source.kind == ARCHIVE:
+        digest = hashlib.sha256()
+        with open(source.location, "rb") as handle:
+            while chunk := handle.read(1 << 22):
+                digest.update(chunk)
+        return Provenance(sha256=digest.hexdigest())
+    return Provenance()
 
 
 def remote_head(url: str, timeout_s: float = 60) -> str:
