@@ -55,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     analyze.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
     analyze.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
 
+    watch = commands.add_parser("watch", help="run watch-releases once: process new and changed rounds at the remote")
+    watch.add_argument("--remote-base", default=settings.remote_base, help=f"prefix of the round repositories (default {settings.remote_base}); a folder of git repositories works too")
+    watch.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
+    watch.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
+
+    serve = commands.add_parser("serve", help="serve the pipeline and the daily watch-releases deployments locally")
+    serve.add_argument("--cron", default=None, help="schedule of watch-releases (default: daily, 06:00 UTC)")
+
     paper = commands.add_parser("paper-table", help="Table I of arXiv 2509.03263 beside this warehouse's values")
     paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
     paper.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
@@ -63,6 +71,16 @@ def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
+    if args.command == "serve":
+        return _serve(settings, args.cron)
+    if args.command == "watch":
+        from flows.watch import watch_releases
+
+        result = watch_releases(str(args.warehouse), args.remote_base, str(args.reports))
+        for round_name, action in result["found"].items():
+            print(f"{round_name:<6} {action}")
+        print(f"started: {', '.join(result['started']) or 'nothing'}")
+        return _print_summaries(result["summaries"]) if result["summaries"] else 0
     if args.command == "analyze":
         return _analyze(args.round_name, args.warehouse, args.reports)
     if args.command == "ingest":
@@ -88,6 +106,17 @@ def main(argv: list[str] | None = None) -> int:
         if summary.get("report"):
             print(f"report {summary['round']}: {summary['report']}")
     return status
+
+
+def _serve(settings: Settings, cron: str | None) -> int:
+    from prefect import serve
+
+    from flows.deployments import WATCH_CRON, build_deployments
+
+    deployments = build_deployments(settings, cron or WATCH_CRON)
+    print("serving deployments: " + ", ".join(f"{d.flow_name}/{d.name}" for d in deployments) + " (Ctrl-C stops)")
+    serve(*deployments)
+    return 0
 
 
 def _analyze(round_name: str, warehouse: Path, reports: Path) -> int:

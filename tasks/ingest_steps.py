@@ -199,7 +199,7 @@ def record_failure(spec: str, round_name: str | None, warehouse: str, message: s
     return ingestion.to_dicts()[0]
 
 
-@task(name="source-version", retries=2, retry_delay_seconds=10, timeout_seconds=300, cache_policy=NO_CACHE)
+@task(name="source-version", retries=2, retry_delay_seconds=5, timeout_seconds=300, cache_policy=NO_CACHE)
 def find_source_version(spec: str, round_name: str | None = None) -> Provenance:
     """The commit or archive hash of a source, read without fetching its data (git ls-remote for a URL)."""
     return source_version(resolve_source(spec, round_name))

@@ -61,26 +61,25 @@ def warehouse_path(tmp_path) -> Path:
     return tmp_path / "warehouse.duckdb"
 
 
-# A small real slice of v4.1: one system, its JSON, one benchmark with its scaling.json.
-SLICE_PREFIX = "training_results_v4.1/NVIDIA/"
-SLICE_MEMBERS = ("systems/b200_preview_nemo.json", "results/b200_preview_nemo/llama2_70b_lora/")
+def cut_slice(round_name: str, submitter: str, system: str, benchmark: str, root: Path) -> Path:
+    """root/training_results_<round>/ holding one system's JSON and one benchmark folder, cut from the shipped archive."""
+    prefix = f"training_results_{round_name}/{submitter}/"
+    wanted = (f"systems/{system}.json", f"results/{system}/{benchmark}/")
+    with tarfile.open(archive(round_name), mode="r|gz") as stream:
+        for member in stream:
+            name = member.name
+            if member.isfile() and name.startswith(prefix) and name[len(prefix):].startswith(wanted):
+                target = root / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(stream.extractfile(member).read())
+    return root / f"training_results_{round_name}"
 
 
 @pytest.fixture(scope="session")
 def real_slice(tmp_path_factory) -> Path:
-    """training_results_v4.1/ holding NVIDIA b200_preview_nemo llama2_70b_lora, cut from the shipped archive."""
-    root = tmp_path_factory.mktemp("slice")
-    with tarfile.open(archive("v4.1"), mode="r|gz") as stream:
-        for member in stream:
-            name = member.name
-            if member.isfile() and name.startswith(SLICE_PREFIX) and name[len(SLICE_PREFIX):].startswith(SLICE_MEMBERS):
-                target = root / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(stream.extractfile(member).read())
-    folder = root / "training_results_v4.1"
+    """training_results_v4.1/ holding NVIDIA b200_preview_nemo llama2_70b_lora, with benchmark code beside it."""
+    folder = cut_slice("v4.1", "NVIDIA", "b200_preview_nemo", "llama2_70b_lora", tmp_path_factory.mktemp("slice"))
     # benchmark code beside the data, which a sparse clone must never fetch
     (folder / "NVIDIA" / "benchmarks" / "llama2").mkdir(parents=True)
     (folder / "NVIDIA" / "benchmarks" / "llama2" / "train.py").write_text("print('code')\n")
     return folder
-
-

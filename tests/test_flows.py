@@ -30,7 +30,7 @@ def test_pipeline_uses_the_mirror_and_survives_a_failing_round(prefect_isolated,
     summaries = mlperf_pipeline(["v4.1", "v9.9"], str(warehouse_path), str(mirror), f"file://{tmp_path}/nowhere/")
     by_round = {s["round"]: s for s in summaries}
     assert by_round["v4.1"]["status"] == "succeeded" and by_round["v4.1"]["n_scores"] == 1
-    assert by_round["v9.9"]["status"] == "failed" and "git clone failed" in by_round["v9.9"]["message"]
+    assert by_round["v9.9"]["status"] == "failed" and "git ls-remote failed" in by_round["v9.9"]["message"]
     with connect(warehouse_path, read_only=True) as connection:
         assert connection.execute("select status, n_missing from scores").fetchall() == [("scored_incomplete", 1)]
         statuses = connection.execute("select round, status from ingestions order by round").fetchall()

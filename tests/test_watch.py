@@ -1,0 +1,100 @@
+"""watch-releases against a simulated remote: local bare git repositories built from the shipped archives."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import cut_slice
+from tasks.releases import NEW, UNCHANGED, compare_with_warehouse, next_round_names, normalise_remote_base
+from warehouse.connection import connect
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def publish(work: Path, remote: Path) -> str:
+    """Commit a working folder and push it to a bare repository of the same name under `remote`."""
+    bare = remote / work.name
+    if not (work / ".git").exists():
+        git("init", "-q", "-b", "main", cwd=work)
+        git("init", "-q", "--bare", "-b", "main", str(bare), cwd=remote)
+        git("remote", "add", "origin", str(bare), cwd=work)
+    git("add", "-A", cwd=work)
+    git("-c", "user.name=test", "-c", "user.email=test@example.invalid", "commit", "-qm", "results", cwd=work)
+    git("push", "-q", "origin", "main", cwd=work)
+    return git("rev-parse", "HEAD", cwd=work)
+
+
+@pytest.fixture
+def remote(tmp_path) -> tuple[Path, Path]:
+    """A remote with v4.0 (Google TPU v5p gpt3) and v4.1 (NVIDIA B200 llama2 LoRA), cut from the archives."""
+    work, remote = tmp_path / "work", tmp_path / "remote"
+    work.mkdir()
+    remote.mkdir()
+    publish(cut_slice("v4.0", "Google", "cloud-tpu-v5p-1024-maxtext", "gpt3", work), remote)
+    publish(cut_slice("v4.1", "NVIDIA", "b200_preview_nemo", "llama2_70b_lora", work), remote)
+    return work, remote
+
+
+def ingested_rounds(warehouse: Path) -> list[str]:
+    with connect(warehouse, read_only=True) as connection:
+        return [r[0] for r in connection.execute("select round from ingestions where status = 'succeeded' order by finished_at").fetchall()]
+
+
+def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remote, warehouse_path, tmp_path):
+    from flows.watch import watch_releases
+
+    work, remote_folder = remote
+    reports = str(tmp_path / "reports")
+    first = watch_releases(str(warehouse_path), str(remote_folder), reports)  # a plain folder works as the base
+    assert first["started"] == ["v4.0", "v4.1"]
+    assert all(s["status"] == "succeeded" for s in first["summaries"])
+    assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1"]
+
+    again = watch_releases(str(warehouse_path), f"file://{remote_folder}", reports)
+    assert again["started"] == [] and set(again["found"].values()) == {UNCHANGED}
+    assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1"]
+
+    # a new round appears after the newest known: exactly that round is ingested
+    new_round = work / "training_results_v5.0"
+    shutil.copytree(work / "training_results_v4.1", new_round, ignore=shutil.ignore_patterns(".git"))
+    publish(new_round, remote_folder)
+    third = watch_releases(str(warehouse_path), str(remote_folder), reports)
+    assert third["started"] == ["v5.0"]
+    assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1", "v5.0"]
+
+    # a new commit on a known round: that round only is ingested again
+    (work / "training_results_v4.0" / "Google" / "results" / "cloud-tpu-v5p-1024-maxtext" / "gpt3" / "result_0.txt").unlink()
+    publish(work / "training_results_v4.0", remote_folder)
+    fourth = watch_releases(str(warehouse_path), str(remote_folder), reports)
+    assert fourth["started"] == ["v4.0"] and fourth["found"]["v4.0"] == "changed"
+    assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1", "v5.0", "v4.0"]
+    with connect(warehouse_path, read_only=True) as connection:
+        assert connection.execute("select n_runs from scores where round = 'v4.0'").fetchall() == [(2,)]
+    assert (Path(reports) / "v5.0" / "index.html").is_file()
+
+
+def test_next_round_names_and_bases():
+    assert next_round_names("v4.1") == ["v4.2", "v5.0"]
+    assert normalise_remote_base("https://github.com/mlcommons") == "https://github.com/mlcommons/"
+    assert normalise_remote_base("/srv/git").startswith("file:///srv/git")
+
+
+def test_compare_with_warehouse():
+    changes = compare_with_warehouse({"v4.1": "abc", "v5.0": "def"}, {"v4.1": {"source_commit": "abc"}})
+    assert [(c.round, c.action) for c in changes] == [("v4.1", UNCHANGED), ("v5.0", NEW)]
+
+
+def test_deployments_for_serve_have_the_daily_watch():
+    from flows.deployments import WATCH_CRON, build_deployments
+    from mlperf_scaling.settings import Settings
+
+    pipeline, watch = build_deployments(Settings())
+    assert (pipeline.name, watch.name) == ("pipeline", "watch-releases")
+    assert watch.schedules[0].schedule.cron == WATCH_CRON
+    assert pipeline.parameters["rounds"][-1] == "v4.1"
