@@ -116,3 +116,28 @@ def test_readers_can_open_read_only_beside_the_writer_lock(warehouse_path):
     reader = duckdb.connect(str(warehouse_path), read_only=True)
     assert reader.execute("select count(*) from systems").fetchone()[0] == 86
     reader.close()
+
+
+def test_a_second_writer_waits_and_says_so(warehouse_path):
+    import subprocess
+    import sys
+    import time
+
+    from conftest import PROJECT
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time; sys.path.insert(0, sys.argv[1]);"
+            "from warehouse.connection import writer_lock\n"
+            "with writer_lock(sys.argv[2]):\n    print('held', flush=True); time.sleep(3)"
+        ), str(PROJECT), str(warehouse_path)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert holder.stdout.readline().strip() == "held"
+    said = []
+    started = time.monotonic()
+    with open_writer(warehouse_path, say=said.append):
+        waited = time.monotonic() - started
+    holder.wait(timeout=30)
+    assert waited > 1.0
+    assert len(said) == 1 and "being written by another run" in said[0] and "waiting" in said[0]

@@ -36,7 +36,7 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
 
 
 @contextmanager
-def writer_lock(path: Path | str, wait_s: float = 3600, poll_s: float = 2.0, say=log.warning) -> Iterator[None]:
+def writer_lock(path: Path | str, wait_s: float = 3600, poll_s: float = 0.5, say=log.warning) -> Iterator[None]:
     """Hold the warehouse's writer lock; a second writer waits and says so, then gives up after `wait_s`."""
     lock_path = Path(f"{path}.lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
