@@ -81,7 +81,10 @@ def _loads(payload: str) -> Any:
     try:
         return orjson.loads(payload)
     except orjson.JSONDecodeError:
-        return json.loads(payload)
+        try:
+            return json.loads(payload)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply") from None
 
 
 def parse_log(data: bytes) -> LogFacts:
@@ -184,7 +187,7 @@ def _parse_mllog(text: str, facts: LogFacts) -> None:
         _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts)
         return
     for i in [i for i, key in enumerate(keys) if key in _KEPT_KEYS]:
-        event = _loads(payloads[i])
+        event = _loads(payloads[i])  # simdjson accepted it, so json accepts it too
         metadata = event.get("metadata")
         status = metadata.get("status") if isinstance(metadata, dict) else None
         _record(facts, keys[i], float(times[i]), event.get("value"), status, metadata)

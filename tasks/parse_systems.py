@@ -99,6 +99,8 @@ def _load_document(text: str) -> tuple[dict[str, Any], list[str]]:
     notes: list[str] = []
     try:
         document = json.loads(text)
+    except RecursionError:
+        raise SystemsJsonError("systems JSON is nested too deeply to read") from None
     except json.JSONDecodeError as first_error:
         repaired = _TRAILING_COMMA.sub(r"\1", text)
         try:
@@ -125,13 +127,13 @@ def _load_v06_lines(text: str) -> dict[str, Any] | None:
             return None
         try:
             document[match.group(1).strip()] = json.loads(match.group(2)).get("value")
-        except (json.JSONDecodeError, AttributeError):
+        except (json.JSONDecodeError, AttributeError, RecursionError):
             return None
     entry = document.pop("entry", None)
     if isinstance(entry, str):
         try:
             entry = ast.literal_eval(entry)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             entry = None
     if isinstance(entry, dict):
         for key, value in entry.items():
@@ -144,7 +146,7 @@ def _old_schema_nodes(document: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(nodes, str):
         try:
             nodes = ast.literal_eval(nodes)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             return []
     if isinstance(nodes, dict):
         nodes = [nodes]
@@ -157,10 +159,16 @@ def parse_system(data: bytes) -> SystemRecord:
         raise SystemsJsonError("systems JSON is empty")
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     raw, notes = _load_document(text)
-    document = {_KEY_ALIASES.get(k.strip(), k.strip()): v for k, v in raw.items()}
-    for typo, key in _KEY_ALIASES.items():
-        if typo in raw and typo != key:
-            notes.append(f"key {typo!r} read as {key!r}")
+    document: dict[str, Any] = {}
+    for raw_key, value in raw.items():
+        key = _KEY_ALIASES.get(raw_key.strip(), raw_key.strip())
+        if key != raw_key:
+            notes.append(f"key {raw_key!r} read as {key!r}")
+        if key in document and document[key] != value:
+            # two spellings of one key that disagree: keep the first, and say so
+            notes.append(f"contradicting values for {key}: {document[key]!r} kept, {value!r} ignored")
+            continue
+        document.setdefault(key, value)
 
     nodes_old = _old_schema_nodes(document)
     if nodes_old and "accelerators_per_node" not in document:
@@ -185,6 +193,9 @@ def parse_system(data: bytes) -> SystemRecord:
         except ValueError as exc:
             raise SystemsJsonError(f"systems JSON has an unusable node or accelerator count: {exc}") from None
         accelerators = None if number_of_nodes is None or per_node is None else number_of_nodes * per_node
+        if accelerators is None:
+            missing = [k for k, v in (("number_of_nodes", number_of_nodes), ("accelerators_per_node", per_node)) if v is None]
+            notes.append(f"accelerator count unknown: {' and '.join(missing)} missing")
         model = _clean_text(document.get("accelerator_model_name"))
         host = _clean_text(document.get("host_processor_model_name"))
     if number_of_nodes is not None and number_of_nodes < 0 or per_node is not None and per_node < 0:

@@ -160,6 +160,13 @@ def read_round(
     return data
 
 
+def unknown_benchmark_reason(benchmark: str) -> str:
+    return (
+        f"unknown benchmark folder {benchmark!r}: not an MLPerf Training benchmark this version knows "
+        "(add it to mlperf_scaling/reference/benchmarks.tsv)"
+    )
+
+
 def _v05_system_names(collector: _Collector) -> dict[tuple[str, str, str | None], str]:
     """v0.5 names every Google TPU system folder `tpu`: qualify a name used by several submissions."""
     submissions: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -205,6 +212,9 @@ def _assemble(c: _Collector) -> RoundData:
         if benchmark is None:
             c.reject(m.path, STAGE_LAYOUT, "result log outside a benchmark folder, and the log does not name its benchmark")
             continue
+        if not benchmark_info(benchmark, c.round).known:
+            c.reject(m.path, STAGE_LAYOUT, unknown_benchmark_reason(benchmark))
+            continue
         system = system_of(m)
         verdict = judge_run(facts, c.round, benchmark)
         groups[(m.submitter, system, benchmark)].append(verdict)
@@ -241,7 +251,10 @@ def _assemble(c: _Collector) -> RoundData:
     for m in c.missing_members:
         if m.benchmark is not None:
             missing_by_group[(m.submitter, system_of(m), m.benchmark)] += 1
-    scaling_by_group = c.scaling  # never in a v0.5 layout, so its system names need no qualification
+    scaling_by_group = {}
+    for key, value in c.scaling.items():  # never in a v0.5 layout, so its system names need no qualification
+        if benchmark_info(key[2], c.round).known:
+            scaling_by_group[key] = value
 
     score_rows = []
     for key in sorted(set(groups) | set(missing_by_group) | set(scaling_by_group)):

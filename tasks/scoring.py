@@ -26,17 +26,20 @@ def judge_run(facts: LogFacts, round_name: str, benchmark: str) -> RunVerdict:
     minutes = None
     if facts.run_start_ms is not None and facts.run_stop_ms is not None:
         minutes = (facts.run_stop_ms - facts.run_start_ms) / 60 / 1000
-    if facts.run_start_ms is None:
-        return RunVerdict(False, minutes, "run_start missing")
-    if facts.run_stop_ms is None:
-        return RunVerdict(False, minutes, "run_stop missing")
     if facts.log_format == MLLOG and facts.n_parse_errors:
+        # checked first: an unreadable line is often why run_start or run_stop seems missing
         return RunVerdict(
             False,
             minutes,
             f"{facts.n_parse_errors} MLLOG line(s) do not parse, which invalidates the run "
             f"(first: {facts.first_parse_error})",
         )
+    if facts.run_start_ms is None:
+        return RunVerdict(False, minutes, "run_start missing")
+    if facts.run_stop_ms is None:
+        return RunVerdict(False, minutes, "run_stop missing")
+    if minutes <= 0:
+        return RunVerdict(False, minutes, "run_stop is not after run_start")
     if facts.run_stop_status is None and facts.eval_target is not None:
         # v0.5 NVIDIA logs end with a bare run_stop: the logged eval_target decides.
         if _reaches_eval_target(facts):

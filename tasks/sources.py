@@ -28,6 +28,8 @@ _GIT_URL = re.compile(r"^(https?://|ssh://|git://|file://|git@[\w.-]+:)")
 # Folders a result repository keeps data in; the benchmark code next to them is never fetched.
 SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/"]
 MAX_MEMBER_BYTES = 256 * 1024 * 1024  # the largest published log is under 4 MiB
+# A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
+MAX_SOURCE_BYTES = int(os.environ.get("MLPERF_MAX_SOURCE_BYTES", 16 * 1024**3))
 
 GIT_URL = "git_url"
 GIT_REPO = "git_repo"
@@ -149,7 +151,29 @@ def _archive_members(path: Path) -> MemberStream:
     size = max(path.stat().st_size, 1)
     state: dict[str, _HashingReader] = {}
 
+    def corrupt(exc: BaseException) -> SourceError:
+        return SourceError(f"archive {path.name} is truncated or corrupt: {type(exc).__name__}: {exc}")
+
     def generate():
+        try:
+            yield from read_members()
+        except SourceError:
+            raise
+        except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+            raise corrupt(exc) from None
+
+    def reader_of(handle) -> Callable[[], bytes]:
+        def load() -> bytes:
+            # the consumer reads a member's bytes, so a broken stream surfaces here too
+            try:
+                return handle.read()
+            except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+                raise corrupt(exc) from None
+
+        return load
+
+    def read_members():
+        total = 0
         with open(path, "rb") as raw:
             reader = state["reader"] = _HashingReader(raw)
             # ISA-L inflates about twice as fast as zlib; the tar layer reads the plain stream
@@ -172,8 +196,13 @@ def _archive_members(path: Path) -> MemberStream:
                     if member.size > MAX_MEMBER_BYTES:
                         skipped.append(SkippedMember(relative, f"file larger than {MAX_MEMBER_BYTES // 2**20} MiB: refused"))
                         continue
-                    handle = archive.extractfile(member)
-                    yield relative, (lambda h=handle: h.read()), member.size
+                    total += member.size
+                    if total > MAX_SOURCE_BYTES:
+                        raise SourceError(
+                            f"archive {path.name} expands beyond {MAX_SOURCE_BYTES / 2**30:g} GiB: refused as a decompression bomb "
+                            "(MLPERF_MAX_SOURCE_BYTES raises the limit)"
+                        )
+                    yield relative, reader_of(archive.extractfile(member)), member.size
             # the rest of the gzip stream (padding) must be hashed too
             while reader.read(1 << 20):
                 pass
