@@ -14,6 +14,7 @@ from tasks.ingest_steps import (
     record_failure,
     validate_round,
 )
+from mlperf_scaling.settings import Settings
 from tasks.sources import SourceError, resolve_source, round_from_name
 
 
@@ -33,14 +34,17 @@ def ingest_round(
     A failure is recorded in `ingestions` and reported, never raised: other rounds go on.
     """
     logger = get_run_logger()
+    settings = Settings()
+    # network steps: bounded in time, retried a bounded number of times, then this round fails alone
+    retrying = {"retries": settings.network_retries, "retry_delay_seconds": settings.retry_delay_s}
     try:
         round_name = resolve_source(source, round_name).round
-        version = find_source_version(source, round_name)
+        version = find_source_version.with_options(**retrying)(source, round_name, settings.network_timeout_s)
         loaded = None if force else check_loaded(warehouse, round_name, version)
         if loaded is not None:
             logger.info("%s unchanged (%s): skipped", round_name, version.commit or version.sha256)
             return {**loaded, "status": "unchanged", "message": "same version already loaded"}
-        result = read_round_from_source(source, round_name, notes_dir)
+        result = read_round_from_source.with_options(**retrying)(source, round_name, notes_dir, settings.clone_timeout_s)
         frames = validate_round(result)
         summary = load_round(result, frames, warehouse)
         publish_rejections(round_name, frames["rejections"])

@@ -20,6 +20,11 @@ class Settings:
     mirror: Path | None = field(default_factory=lambda: Path(os.environ["MLPERF_MIRROR"]) if os.environ.get("MLPERF_MIRROR") else None)
     remote_base: str = field(default_factory=lambda: os.environ.get("MLPERF_REMOTE_BASE", PUBLIC_REMOTE_BASE))
     reports: Path = field(default_factory=lambda: Path(os.environ.get("MLPERF_REPORTS", "reports")))
+    # Network steps: a bound on each git call, and how often and how soon a failed one is tried again.
+    network_timeout_s: float = field(default_factory=lambda: float(os.environ.get("MLPERF_NETWORK_TIMEOUT_S", "60")))
+    clone_timeout_s: float = field(default_factory=lambda: float(os.environ.get("MLPERF_CLONE_TIMEOUT_S", "900")))
+    network_retries: int = field(default_factory=lambda: int(os.environ.get("MLPERF_NETWORK_RETRIES", "2")))
+    retry_delay_s: float = field(default_factory=lambda: float(os.environ.get("MLPERF_RETRY_DELAY_S", "10")))
 
 
 def repository_name(round_name: str) -> str:

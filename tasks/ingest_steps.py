@@ -83,7 +83,9 @@ class _ProgressArtifact:
 
 # Retries cover a flaky clone; the frames it returns are never hashed for caching.
 @task(name="read-round", retries=2, retry_delay_seconds=10, timeout_seconds=3600, cache_policy=NO_CACHE)
-def read_round_from_source(spec: str, round_name: str | None = None, notes_dir: str | None = None) -> ReadResult:
+def read_round_from_source(
+    spec: str, round_name: str | None = None, notes_dir: str | None = None, clone_timeout_s: float = 900
+) -> ReadResult:
     """Open the source (cloning a git URL if needed), then parse and score every file of the round."""
     started = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     logger = _logger()
@@ -98,7 +100,7 @@ def read_round_from_source(spec: str, round_name: str | None = None, notes_dir: 
         logger.info("%s: %d files, %.0f MB read (%.0f%%)", source.round, n_files, n_bytes / 1e6, 100 * fraction)
         bar.update(fraction)
 
-    with open_source(source) as stream:
+    with open_source(source, git_timeout_s=clone_timeout_s) as stream:
         data = read_round(stream, source.round, notes, progress)
         provenance = stream.provenance
     bar.finish()
@@ -200,9 +202,9 @@ def record_failure(spec: str, round_name: str | None, warehouse: str, message: s
 
 
 @task(name="source-version", retries=2, retry_delay_seconds=5, timeout_seconds=300, cache_policy=NO_CACHE)
-def find_source_version(spec: str, round_name: str | None = None) -> Provenance:
+def find_source_version(spec: str, round_name: str | None = None, timeout_s: float = 60) -> Provenance:
     """The commit or archive hash of a source, read without fetching its data (git ls-remote for a URL)."""
-    return source_version(resolve_source(spec, round_name))
+    return source_version(resolve_source(spec, round_name), timeout_s)
 
 
 def loaded_versions(warehouse: str) -> dict[str, dict]:

@@ -250,7 +250,9 @@ def _walk(root: Path):
 
 def _run_git(args: list[str], cwd: Path | None, timeout_s: float) -> str:
     # No shell, and `--` before any user-given URL, so input can never become an option.
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
+    # never prompt; give up on a transfer that stalls below 1 kB/s for a minute
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true",
+           "GIT_HTTP_LOW_SPEED_LIMIT": "1000", "GIT_HTTP_LOW_SPEED_TIME": "60"}
     try:
         done = subprocess.run(
             ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s, env=env, check=False

@@ -1,0 +1,158 @@
+"""Faults: a killed load, a network that hangs or refuses. The warehouse stays whole; other rounds finish."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT, SHARED_MLPERF, archive
+from warehouse.connection import connect
+from warehouse.load import ROUND_TABLES
+
+CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from tasks.ingest_steps import load_round, read_round_from_source, validate_round
+result = read_round_from_source.fn(sys.argv[2], None, sys.argv[4])
+frames = validate_round.fn(result)
+print("loading", flush=True)
+load_round.fn(result, frames, sys.argv[3])
+print("committed", flush=True)
+"""
+
+
+def run_ingest(source: Path, warehouse: Path, kill_after_s: float | None = None, into_load: bool = False) -> bool:
+    """Ingest in a separate process; with `kill_after_s`, SIGKILL it that long after it starts (or, with
+    `into_load`, after it starts writing). True when it ran to the end."""
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(PROJECT), str(source), str(warehouse), str(SHARED_MLPERF)],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if kill_after_s is None:
+        return child.wait(timeout=300) == 0
+    if into_load:
+        for line in child.stdout:
+            if line.strip() == "loading":
+                break
+    try:
+        child.wait(timeout=kill_after_s)
+    except subprocess.TimeoutExpired:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        return False
+    return child.returncode == 0
+
+
+def checksums(warehouse: Path) -> dict[str, tuple]:
+    """Row count and content hash per round table; a warehouse killed before its tables exist holds nothing."""
+    with connect(warehouse, read_only=True) as connection:
+        present = {row[0] for row in connection.execute("select table_name from information_schema.tables").fetchall()}
+        if not set(ROUND_TABLES) <= present:
+            return {table: (0, 0) for table in ROUND_TABLES}
+        return {table: tuple(connection.execute(
+            f"select count(*), coalesce(sum(hash(r)), 0) from (select * from {table} where round = 'v4.1') as r").fetchall()[0])
+            for table in ROUND_TABLES}
+
+
+def test_sigkill_during_ingestion_never_leaves_a_half_written_round(tmp_path):
+    clean, crashed = tmp_path / "clean.duckdb", tmp_path / "crashed.duckdb"
+    assert run_ingest(archive("v4.1"), clean)
+    expected = checksums(clean)
+    assert expected["scores"][0] == 154
+
+    outcomes = []
+    # kills while reading, then at points inside the write itself
+    for delay, into_load in ((1.0, False), (0.0, True), (0.02, True), (0.05, True), (0.1, True), (0.15, True), (0.25, True)):
+        finished = run_ingest(archive("v4.1"), crashed, kill_after_s=delay, into_load=into_load)
+        state = checksums(crashed) if crashed.exists() else {t: (0, 0) for t in ROUND_TABLES}
+        # either nothing of the round, or all of it: never a part
+        assert state == expected or all(count == 0 for count, _ in state.values()), (delay, state)
+        outcomes.append("finished" if finished else ("whole" if state == expected else "absent"))
+        if state == expected:
+            break
+    assert "absent" in outcomes, outcomes  # at least one kill landed before the commit
+    assert run_ingest(archive("v4.1"), crashed)  # the re-run after the kills
+    assert checksums(crashed) == expected
+
+
+def test_the_previous_version_stays_until_the_new_one_commits(tmp_path, real_slice):
+    warehouse = tmp_path / "w.duckdb"
+    assert run_ingest(real_slice, warehouse)  # the previous version: one system (and Clemson's logs listed as absent)
+    previous = checksums(warehouse)
+    assert previous["scores"][0] == 2
+    assert run_ingest(archive("v4.1"), tmp_path / "clean.duckdb")
+    new = checksums(tmp_path / "clean.duckdb")
+    seen = []
+    for delay in (0.0, 0.05, 0.1, 0.2, 0.4):
+        run_ingest(archive("v4.1"), warehouse, kill_after_s=delay, into_load=True)
+        state = checksums(warehouse)
+        assert state in (previous, new), state
+        seen.append("previous" if state == previous else "new")
+        if state == new:
+            break
+    assert seen[0] == "previous"
+
+
+class _SilentServer:
+    """A TCP server that accepts connections and never answers: a remote that hangs."""
+
+    def __init__(self):
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.port = self.socket.getsockname()[1]
+        self.connections = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            self.connections.append(connection)
+
+    def close(self):
+        self.socket.close()
+        for connection in self.connections:
+            connection.close()
+
+
+def _closed_port() -> int:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
+
+
+def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefect_isolated, real_slice, warehouse_path, monkeypatch):
+    from flows.ingest import ingest_sources
+
+    monkeypatch.setenv("MLPERF_NETWORK_TIMEOUT_S", "2")
+    monkeypatch.setenv("MLPERF_NETWORK_RETRIES", "1")
+    monkeypatch.setenv("MLPERF_RETRY_DELAY_S", "0.5")
+    silent = _SilentServer()
+    try:
+        started = time.monotonic()
+        summaries = ingest_sources(
+            [f"http://127.0.0.1:{silent.port}/training_results_v9.8", f"http://127.0.0.1:{_closed_port()}/training_results_v9.9",
+             str(real_slice)],
+            str(warehouse_path), force=True,
+        )
+        elapsed = time.monotonic() - started
+    finally:
+        silent.close()
+    by_round = {s["round"]: s for s in summaries}
+    assert by_round["v9.8"]["status"] == "failed" and "did not finish within 2 s" in by_round["v9.8"]["message"]
+    assert by_round["v9.9"]["status"] == "failed" and "git ls-remote failed" in by_round["v9.9"]["message"]
+    assert by_round["v4.1"]["status"] == "succeeded"
+    assert elapsed < 60  # bounded: two attempts of two seconds for the hanging remote
+    with connect(warehouse_path, read_only=True) as connection:
+        assert connection.execute("select round, status from ingestions order by round").fetchall() == [
+            ("v4.1", "succeeded"), ("v9.8", "failed"), ("v9.9", "failed")]
