@@ -35,6 +35,10 @@ class EfficiencySchema(pa.DataFrameModel):
     speedup_same_model: float = pa.Field(gt=0)
     efficiency_same_model: float = pa.Field(gt=0)
     is_pareto: bool = pa.Field()
+    energy_kj: Optional[float] = pa.Field(nullable=True, gt=0)
+    average_kw: Optional[float] = pa.Field(nullable=True, gt=0)
+    energy_kj_per_accelerator: Optional[float] = pa.Field(nullable=True, gt=0)
+    is_pareto_energy: Optional[bool] = pa.Field(nullable=True)
 
     class Config:
         strict = True

@@ -28,6 +28,7 @@ class ScoresSchema(pa.DataFrameModel):
     n_missing: int = pa.Field(ge=0)
     status: str = pa.Field(isin=["scored", "scored_incomplete", "not_scored"])
     status_reason: Optional[str] = pa.Field(nullable=True)
+    energy_j: Optional[float] = pa.Field(nullable=True, gt=0)
 
     @pa.dataframe_check(error="a scored row needs a time to train, an unscored row must not have one")
     def status_matches_time(cls, data) -> bool:

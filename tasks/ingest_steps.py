@@ -18,6 +18,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import FlowRunContext, TaskRunContext
 from prefect.exceptions import MissingContextError
 
+from schemas.energy import EnergySchema
 from schemas.ingestions import IngestionsSchema
 from schemas.rejections import RejectionsSchema
 from schemas.runs import RunsSchema
@@ -37,6 +38,7 @@ CONTRACTS = {
     "systems": (SystemsSchema, ["submitter", "system"]),
     "runs": (RunsSchema, ["path"]),
     "scores": (ScoresSchema, ["submitter", "system", "benchmark"]),
+    "energy": (EnergySchema, ["submitter", "system", "benchmark", "file_name"]),
 }
 
 

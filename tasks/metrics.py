@@ -41,6 +41,10 @@ EFFICIENCY_COLUMNS = [
     "speedup_same_model",
     "efficiency_same_model",
     "is_pareto",
+    "energy_kj",
+    "average_kw",
+    "energy_kj_per_accelerator",
+    "is_pareto_energy",
 ]
 
 
@@ -105,10 +109,15 @@ def pareto_front(frame: pl.DataFrame, group: list[str], x: str, y: str) -> pl.Se
 def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The `efficiency` rows and the excluded score rows, from `scores` rows of any rounds."""
     usable, exclusions = select_usable(scores)
+    if "energy_j" not in usable.columns:
+        usable = usable.with_columns(pl.lit(None, dtype=pl.Float64).alias("energy_j"))
     usable = usable.with_columns(
         accelerator_model_key(pl.col("accelerator_model_name").fill_null("unknown")).alias("accelerator_model"),
         (pl.col("time_to_train_min") * pl.col("accelerators") / 60).alias("accelerator_hours"),
         (pl.col("status") == "scored").alias("is_complete"),
+        (pl.col("energy_j") / 1000).alias("energy_kj"),
+        (pl.col("energy_j") / (pl.col("time_to_train_min") * 60) / 1000).alias("average_kw"),
+        (pl.col("energy_j") / 1000 / pl.col("accelerators")).alias("energy_kj_per_accelerator"),
     )
     mixed = _reference(usable, GROUP, "")
     same = _reference(usable, [*GROUP, "accelerator_model"], "_same_model")
@@ -130,6 +139,12 @@ def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         )
     )
     table = table.with_columns(pareto_front(table, GROUP, "time_to_train_min", "accelerator_hours").alias("is_pareto"))
+    # where energy was measured: not beaten on both time and energy by another measured system
+    measured = table.filter(pl.col("energy_kj").is_not_null())
+    front = measured.select(*GROUP, "submitter", "system").with_columns(
+        pareto_front(measured, GROUP, "time_to_train_min", "energy_kj").alias("is_pareto_energy")
+    )
+    table = table.join(front, on=[*GROUP, "submitter", "system"], how="left")
     return table.select(EFFICIENCY_COLUMNS).sort("round", "benchmark", "accelerators", "time_to_train_min", "submitter", "system"), exclusions
 
 

@@ -10,19 +10,29 @@ import atexit
 import hashlib
 import multiprocessing
 import os
+import sys
 import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 
+from tasks.energy import PowerLog, parse_power_log
 from tasks.parse_logs import LogFacts, parse_log
 
 BATCH_BYTES = 4 * 1024 * 1024
 MAX_IN_FLIGHT_BYTES = 128 * 1024 * 1024
 
 
-def parse_batch(logs: list[bytes]) -> list[tuple[LogFacts, str]]:
-    """Worker entry point: facts and content hash of each log."""
-    return [(parse_log(data), hashlib.sha256(data).hexdigest()) for data in logs]
+RESULT = "result"
+POWER = "power"
+
+
+def parse_batch(logs: list[tuple[str, bytes]]) -> list[tuple[LogFacts | PowerLog, str]]:
+    """Worker entry point: the parsed content and the content hash of each (kind, bytes)."""
+    return [
+        (parse_log(data) if kind == RESULT else parse_power_log(data), hashlib.sha256(data).hexdigest())
+        for kind, data in logs
+    ]
 
 
 _shared: dict[int, ProcessPoolExecutor] = {}
@@ -52,7 +62,14 @@ def _shutdown_shared() -> None:
 
 
 def default_workers() -> int:
-    return min(2, os.cpu_count() or 1)
+    return min(2, os.cpu_count() or 1) if _main_is_importable() else 1
+
+
+def _main_is_importable() -> bool:
+    # Workers re-import the caller's main module; one read from stdin cannot be, so parse in-process then.
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    return path is None or getattr(main, "__spec__", None) is not None or Path(path).is_file()
 
 
 class LogParser:
@@ -64,14 +81,14 @@ class LogParser:
     def __init__(self, workers: int | None = None):
         self._workers = default_workers() if workers is None else workers
         self._executor: ProcessPoolExecutor | None = None
-        self._batch: list[bytes] = []
+        self._batch: list[tuple[str, bytes]] = []
         self._batch_bytes = 0
         self._pending: deque[tuple[Future | list, int]] = deque()
         self._in_flight = 0
-        self._results: list[tuple[LogFacts, str]] = []
+        self._results: list[tuple[LogFacts | PowerLog, str]] = []
 
-    def add(self, data: bytes) -> None:
-        self._batch.append(data)
+    def add(self, data: bytes, kind: str = RESULT) -> None:
+        self._batch.append((kind, data))
         self._batch_bytes += len(data)
         if self._batch_bytes >= BATCH_BYTES:
             self._flush()
@@ -96,7 +113,7 @@ class LogParser:
         self._results.extend(pending.result() if isinstance(pending, Future) else pending)
         self._in_flight -= size
 
-    def results(self) -> list[tuple[LogFacts, str]]:
+    def results(self) -> list[tuple[LogFacts | PowerLog, str]]:
         """All results, in the order the logs were added."""
         if self._executor is None and not self._pending:
             # nothing was big enough for a pool: parse here

@@ -18,7 +18,7 @@ import polars as pl  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
-PLOT_KINDS = ("systems", "efficiency", "speedup", "time")
+PLOT_KINDS = ("systems", "efficiency", "speedup", "time", "energy")
 _COLOURS = plt.get_cmap("tab10").colors
 
 
@@ -181,13 +181,44 @@ def plot_time(group: pl.DataFrame, folder: Path) -> list[Path]:
     return _save(fig, folder, f"{benchmark}_time")
 
 
+def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
+    """Energy to train against time to train, for the systems whose power was measured."""
+    round_name, benchmark = group["round"][0], group["benchmark"][0]
+    measured = group.filter(pl.col("energy_kj").is_not_null())
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    for submitter in sorted(measured["submitter"].unique().to_list()):
+        part = measured.filter(pl.col("submitter") == submitter)
+        ax.scatter(part["time_to_train_min"], part["energy_kj"], s=60, alpha=0.8, edgecolors="black", linewidths=0.5,
+                   label=submitter, zorder=3)
+        for row in part.iter_rows(named=True):
+            ax.annotate(f"{row['accelerators']:,} acc.", (row["time_to_train_min"], row["energy_kj"]), xytext=(6, 4),
+                        textcoords="offset points", fontsize=7)
+    front = measured.filter(pl.col("is_pareto_energy")).sort("time_to_train_min")
+    ax.plot(front["time_to_train_min"], front["energy_kj"], color="crimson", linewidth=1.2, label="Pareto front: time vs energy")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _plain_log_axis(ax.xaxis)
+    _plain_log_axis(ax.yaxis)
+    ax.set_xlabel("time to train, minutes (log scale)")
+    ax.set_ylabel("energy to train, kJ (log scale)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="best")
+    _title(ax, round_name, benchmark, "energy against time to train", measured.height)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, f"{benchmark}_energy")
+
+
 def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path) -> dict[str, list[Path]]:
     """All four views for one (round, benchmark); `efficiency` holds only that group's rows."""
     group = efficiency.join(clusters.select("round", "benchmark", "submitter", "system", "cluster"),
                             on=["round", "benchmark", "submitter", "system"], how="left").with_columns(pl.col("cluster").fill_null(0))
-    return {
+    plots = {
         "systems": plot_systems(group, folder),
         "efficiency": plot_efficiency(group, folder),
         "speedup": plot_speedup(group, folder),
         "time": plot_time(group, folder),
     }
+    if "energy_kj" in group.columns and group["energy_kj"].is_not_null().any():
+        plots["energy"] = plot_energy(group, folder)
+    return plots

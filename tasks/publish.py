@@ -14,12 +14,13 @@ _PLOT_CAPTIONS = {
     "efficiency": "Scaling efficiency against the reference system (dashed: perfect scaling).",
     "speedup": "Speedup against the reference system (dashed: perfect scaling).",
     "time": "Time to train, log-log; circled: the Pareto front of time against accelerator-hours.",
+    "energy": "Energy to train against time to train, where power was measured (MLCommons power logs).",
 }
 _TABLE_COLUMNS = [
     ("submitter", "submitter"), ("system", "system"), ("accelerator_model_name", "accelerator"),
     ("accelerators", "N"), ("time_to_train_min", "T (min)"), ("accelerator_hours", "acc.-hours"),
     ("speedup", "speedup"), ("efficiency", "efficiency"), ("efficiency_same_model", "eff. (same model)"),
-    ("cluster", "cluster"), ("is_pareto", "Pareto"),
+    ("cluster", "cluster"), ("is_pareto", "Pareto"), ("energy_kj", "energy (kJ)"), ("average_kw", "avg kW"),
 ]
 
 

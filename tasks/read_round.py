@@ -18,7 +18,8 @@ import polars as pl
 from tasks.copy_notes import CopyNotes
 from tasks.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, Member, classify
 from tasks.parse_logs import LogFacts
-from tasks.parse_pool import LogParser
+from tasks.energy import EnergyError, PowerLog, energy_score, run_energy_j
+from tasks.parse_pool import POWER, RESULT, LogParser
 from tasks.parse_systems import SystemRecord, SystemsJsonError, parse_system
 from tasks.reference import benchmark_info
 from tasks.scoring import NOT_SCORED, judge_run, score_group
@@ -48,6 +49,7 @@ class RoundData:
     runs: pl.DataFrame
     scores: pl.DataFrame
     rejections: pl.DataFrame
+    energy: pl.DataFrame
     n_files: int = 0
     n_bytes: int = 0
     n_power_logs: int = 0
@@ -60,8 +62,10 @@ class _Collector:
         self.round = round_name
         self.notes = notes
         self.parser = LogParser(workers)
-        self.log_members: list[tuple[Member, int]] = []
+        self.log_members: list[tuple[str, Member, int]] = []  # (kind, member, size), in parser order
         self.runs: list[ParsedRun] = []
+        # (submitter, system, benchmark) -> result name -> {"node": [...], "sw": [...]}
+        self.power: dict[tuple[str, str, str], dict[str, dict[str, list[PowerLog]]]] = defaultdict(dict)
         self.systems: dict[tuple[str, str, str], tuple[Member, SystemRecord]] = {}
         self.scaling: dict[tuple[str, str, str], tuple[float | None, str | None]] = {}
         self.rejections: list[dict[str, Any]] = []
@@ -72,7 +76,14 @@ class _Collector:
 
     def finish_parsing(self) -> None:
         results = self.parser.results()
-        self.runs = [ParsedRun(m, facts, size, sha) for (m, size), (facts, sha) in zip(self.log_members, results, strict=True)]
+        for (kind, member, size), (parsed, sha) in zip(self.log_members, results, strict=True):
+            if kind == RESULT:
+                self.runs.append(ParsedRun(member, parsed, size, sha))
+                continue
+            # power/<result name>/node_<k>.txt or sw_<k>.txt, as the official tool globs them
+            run_name, file_name = member.path.split("/power/", 1)[1].split("/")[-2:]
+            files = self.power[(member.submitter, member.system, member.benchmark)].setdefault(run_name, {"node": [], "sw": []})
+            files["node" if file_name.startswith("node_") else "sw"].append(parsed)
 
     def reject(self, path: str, stage: str, reason: str) -> None:
         self.rejections.append({"round": self.round, "path": path, "stage": stage, "reason": reason})
@@ -86,12 +97,20 @@ class _Collector:
         if member.kind == OUTSIDE_DATA:
             return  # a repository's code and documents are not data; a sparse clone never fetches them
         if member.kind == POWER_LOG:
-            self.n_power_logs += 1  # energy is read by its own step; counted here for the inventory
+            self.n_power_logs += 1
+            name = member.path.rsplit("/", 1)[-1]
+            nested = member.path.split("/power/", 1)[1].count("/")
+            if nested != 1 or not name.endswith(".txt") or not name.startswith(("node_", "sw_")):
+                return  # total_power.txt and the like: not read by the official tool either
+            data = load()
+            self.n_bytes += len(data)
+            self.log_members.append((POWER, member, len(data)))
+            self.parser.add(data, POWER)
             return
         data = load()
         self.n_bytes += len(data)
         if member.kind == RESULT_LOG:
-            self.log_members.append((member, len(data)))
+            self.log_members.append((RESULT, member, len(data)))
             self.parser.add(data)
         elif member.kind in (SYSTEMS_JSON, ENTRY_JSON):
             self._add_system(member, data)
@@ -160,6 +179,46 @@ def read_round(
     return data
 
 
+def _energy(c: _Collector, group_runs: dict, scaling_by_group: dict) -> tuple[list[dict], dict]:
+    """Per-run energy rows and each group's energy score (joules, scaling applied), where power was measured."""
+    rows: list[dict] = []
+    scores: dict[tuple[str, str, str], float] = {}
+    for key, runs in sorted(group_runs.items()):
+        power = c.power.get(key)
+        if not power:
+            continue
+        submitter, system, benchmark = key
+        valid = sorted(((run, verdict) for run, verdict in runs if verdict.valid), key=lambda item: item[0].member.path)
+        times, energies, problem = [], [], None
+        for run, verdict in valid:
+            result_name = run.member.path.rsplit("/", 1)[-1].split(".")[0]
+            files = power.get(result_name, {"node": [], "sw": []})
+            time_ms = run.facts.run_stop_ms - run.facts.run_start_ms
+            try:
+                node_j, switch_j = run_energy_j(files["node"], files["sw"], time_ms)
+            except EnergyError as exc:
+                problem = problem or f"{result_name}: {exc}"
+                continue
+            times.append(verdict.time_to_train_min)
+            energies.append(node_j + switch_j)
+            rows.append({
+                "round": c.round, "submitter": submitter, "system": system, "benchmark": benchmark,
+                "file_name": run.member.path.rsplit("/", 1)[-1], "time_to_train_min": verdict.time_to_train_min,
+                "node_energy_j": node_j, "switch_energy_j": switch_j, "energy_j": node_j + switch_j,
+                "n_node_logs": len(files["node"]), "n_switch_logs": len(files["sw"]),
+            })
+        if problem is not None:
+            c.reject(f"{submitter}/results/{system}/{benchmark}/power", STAGE_SCORE, f"energy not computed: {problem}")
+            continue
+        info = benchmark_info(benchmark, c.round)
+        n_invalid = len(runs) - len(valid)
+        unscaled = energy_score(times, energies, n_invalid, info.max_dropped) if n_invalid <= info.max_dropped else None
+        factor = scaling_by_group.get(key, (1.0, None))[0]
+        if unscaled is not None and factor is not None:
+            scores[key] = unscaled * factor
+    return rows, scores
+
+
 def unknown_benchmark_reason(benchmark: str) -> str:
     return (
         f"unknown benchmark folder {benchmark!r}: not an MLPerf Training benchmark this version knows "
@@ -206,6 +265,7 @@ def _assemble(c: _Collector) -> RoundData:
 
     run_rows = []
     groups: dict[tuple[str, str, str], list] = defaultdict(list)
+    group_runs: dict[tuple[str, str, str], list[tuple[ParsedRun, object]]] = defaultdict(list)
     for run in c.runs:
         m, facts = run.member, run.facts
         benchmark = m.benchmark or facts.log_benchmark
@@ -218,6 +278,7 @@ def _assemble(c: _Collector) -> RoundData:
         system = system_of(m)
         verdict = judge_run(facts, c.round, benchmark)
         groups[(m.submitter, system, benchmark)].append(verdict)
+        group_runs[(m.submitter, m.system, benchmark)].append((run, verdict))
         if not verdict.valid:
             c.reject(m.path, STAGE_SCORE, f"run not counted: {verdict.reason}")
         run_rows.append(
@@ -256,6 +317,8 @@ def _assemble(c: _Collector) -> RoundData:
         if benchmark_info(key[2], c.round).known:
             scaling_by_group[key] = value
 
+    energy_rows, energy_by_group = _energy(c, group_runs, scaling_by_group)
+
     score_rows = []
     for key in sorted(set(groups) | set(missing_by_group) | set(scaling_by_group)):
         submitter, system, benchmark = key
@@ -290,6 +353,7 @@ def _assemble(c: _Collector) -> RoundData:
                 "n_missing": missing_by_group.get(key, 0),
                 "status": status,
                 "status_reason": reason,
+                "energy_j": energy_by_group.get(key) if status != NOT_SCORED else None,
             }
         )
 
@@ -299,6 +363,7 @@ def _assemble(c: _Collector) -> RoundData:
         runs=pl.DataFrame(run_rows, schema=RUNS_FRAME_SCHEMA),
         scores=pl.DataFrame(score_rows, schema=SCORES_FRAME_SCHEMA),
         rejections=pl.DataFrame(c.rejections, schema=REJECTIONS_FRAME_SCHEMA),
+        energy=pl.DataFrame(energy_rows, schema=ENERGY_FRAME_SCHEMA),
         n_files=c.n_files,
         n_bytes=c.n_bytes,
         n_power_logs=c.n_power_logs,
@@ -371,5 +436,19 @@ SCORES_FRAME_SCHEMA = {
     "n_missing": pl.Int64,
     "status": pl.String,
     "status_reason": pl.String,
+    "energy_j": pl.Float64,
 }
 REJECTIONS_FRAME_SCHEMA = {"round": pl.String, "path": pl.String, "stage": pl.String, "reason": pl.String}
+ENERGY_FRAME_SCHEMA = {
+    "round": pl.String,
+    "submitter": pl.String,
+    "system": pl.String,
+    "benchmark": pl.String,
+    "file_name": pl.String,
+    "time_to_train_min": pl.Float64,
+    "node_energy_j": pl.Float64,
+    "switch_energy_j": pl.Float64,
+    "energy_j": pl.Float64,
+    "n_node_logs": pl.Int64,
+    "n_switch_logs": pl.Int64,
+}

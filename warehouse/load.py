@@ -6,7 +6,7 @@ import duckdb
 import polars as pl
 
 # Identifiers come from these fixed lists only; values are always bound parameters.
-ROUND_TABLES = ("systems", "runs", "scores", "rejections")
+ROUND_TABLES = ("systems", "runs", "scores", "energy", "rejections")
 ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions")
 
 

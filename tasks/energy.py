@@ -1,0 +1,112 @@
+"""Energy to train from MLPerf power logs, as the MLCommons result summarizer computes it.
+
+Per run: each node file gives conversion efficiency x the integral of `power_reading` watts over the
+measurement window, scaled to the run's time to train; each switch file gives conversion efficiency x
+`interconnect_power_est` watts x time to train. A benchmark's energy score is the olympic average of its
+runs' energies taken in the order of the runs' times (the runs dropped for time are dropped for energy),
+times the scaling factor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tasks.parse_logs import TOKENS, MLLOG, _loads, _marker_lines
+
+_POWER_KEYS = ("power_measurement_start", "power_measurement_stop", "power_reading", "conversion_eff", "interconnect_power_est")
+
+
+@dataclass
+class PowerLog:
+    """The power events of one node_*.txt or sw_*.txt file, in file order: (time_ms, key, value)."""
+
+    events: list[tuple[float, str, Any]] = field(default_factory=list)
+    n_unparsed: int = 0
+
+
+def parse_power_log(data: bytes) -> PowerLog:
+    """Read the power events; lines that do not parse are skipped and counted, as the official tool skips them."""
+    log = PowerLog()
+    for payload in _marker_lines(data.decode("latin-1"), TOKENS[MLLOG]):
+        # only lines naming a power key can be power events; the rest need no decoding
+        if not any(key in payload for key in _POWER_KEYS):
+            continue
+        try:
+            event = _loads(payload)
+            key = event["key"]
+            time = float(event["time_ms"])
+        except (ValueError, KeyError, TypeError):
+            log.n_unparsed += 1
+            continue
+        if key in _POWER_KEYS:
+            log.events.append((time, key, event.get("value")))
+    return log
+
+
+class EnergyError(ValueError):
+    """A power log that gives no energy; the message says why."""
+
+
+def node_energy_j(log: PowerLog, time_to_train_ms: float) -> float:
+    """Joules of one node over the run: the reading-weighted integral, scaled from the measurement window to the run."""
+    previous = last = start = stop = 0.0
+    total = 0.0
+    efficiency = 1.0
+    started = stopped = False
+    events = sorted(log.events, key=lambda event: event[0])  # stable: ties keep file order, as the official sort
+    start_time = next((t for t, key, _ in events if key == "power_measurement_start"), None)
+    for time, key, value in events:
+        if key == "power_measurement_start":
+            start = previous = time
+            started = True
+        # A stop stamped at (or before) the start is a placeholder (v4.0 smc): the readings run on to the last one.
+        if key == "power_reading" and started and not stopped:
+            total += float(value) * (time - previous)
+            previous = time
+            last = max(last, time)
+        if key == "power_measurement_stop" and not (start_time is not None and time <= start_time):
+            stop = time
+            stopped = True
+        if key == "conversion_eff":
+            efficiency = float(value)
+    if not started:
+        raise EnergyError("power_measurement_start missing")
+    if not stopped:
+        stop = last
+    if stop <= start:
+        raise EnergyError("no power readings after power_measurement_start")
+    return efficiency * total * time_to_train_ms / (stop - start) / 1000
+
+
+def switch_energy_j(log: PowerLog, time_to_train_ms: float) -> float:
+    """Joules of one switch over the run: its estimated interconnect power for the time to train."""
+    efficiency = 1.0
+    watts = 0.0
+    for _, key, value in log.events:  # file order, as the official tool reads it
+        if key == "conversion_eff":
+            efficiency = float(value)
+        if key == "interconnect_power_est":
+            watts = float(value)
+            break
+    return efficiency * watts * time_to_train_ms / 1000
+
+
+def run_energy_j(nodes: list[PowerLog], switches: list[PowerLog], time_to_train_ms: float) -> tuple[float, float]:
+    """(node joules, switch joules) of one run; raises EnergyError when it has no node log."""
+    if not nodes:
+        raise EnergyError("no node power log for this run")
+    return (
+        sum(node_energy_j(node, time_to_train_ms) for node in nodes),
+        sum(switch_energy_j(switch, time_to_train_ms) for switch in switches),
+    )
+
+
+def energy_score(times_min: list[float], energies_j: list[float], n_invalid: int, max_dropped: int) -> float | None:
+    """Olympic average of run energies in the order of the runs' times (unscaled)."""
+    order = sorted(range(len(times_min)), key=lambda i: times_min[i])
+    ordered = [energies_j[i] for i in order]
+    countable = ordered[max_dropped : len(ordered) - (max_dropped - n_invalid)]
+    if not countable:
+        return None
+    return sum(countable) * 1.0 / len(countable)
