@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from tasks.reference import accelerator_table
+
 GROUP = ["round", "benchmark"]
 USABLE_STATUSES = ["scored", "scored_incomplete"]
 
@@ -23,6 +25,8 @@ EFFICIENCY_COLUMNS = [
     "availability",
     "accelerator_model_name",
     "accelerator_model",
+    "accelerator_vendor",
+    "accelerator_family",
     "accelerators",
     "number_of_nodes",
     "time_to_train_min",
@@ -55,6 +59,18 @@ def accelerator_model_key(name: pl.Expr) -> pl.Expr:
         .str.replace_all(r"\(\s*\d+\s*w\s*\)", "")
         .str.replace_all(r"[\s_]+", " ")
         .str.strip_chars()
+    )
+
+
+def accelerator_families() -> pl.DataFrame:
+    """The curated mapping of published accelerator names to vendor and family (reference/accelerators.tsv)."""
+    rows = accelerator_table()
+    return pl.DataFrame(
+        {
+            "accelerator_model_name": [r[0] for r in rows],
+            "accelerator_vendor": [r[1] or None for r in rows],
+            "accelerator_family": [r[2] or None for r in rows],
+        }
     )
 
 
@@ -111,8 +127,14 @@ def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     usable, exclusions = select_usable(scores)
     if "energy_j" not in usable.columns:
         usable = usable.with_columns(pl.lit(None, dtype=pl.Float64).alias("energy_j"))
+    usable = usable.join(accelerator_families(), on="accelerator_model_name", how="left")
     usable = usable.with_columns(
-        accelerator_model_key(pl.col("accelerator_model_name").fill_null("unknown")).alias("accelerator_model"),
+        # the same-model reference groups by family where the name is known (H100-SXM5-80GB and "H100 80GB HBM3"
+        # alike); an unknown name is never guessed and groups only with its own spelling
+        pl.coalesce(
+            pl.col("accelerator_family").str.to_lowercase(),
+            accelerator_model_key(pl.col("accelerator_model_name").fill_null("unknown")),
+        ).alias("accelerator_model"),
         (pl.col("time_to_train_min") * pl.col("accelerators") / 60).alias("accelerator_hours"),
         (pl.col("status") == "scored").alias("is_complete"),
         (pl.col("energy_j") / 1000).alias("energy_kj"),

@@ -165,3 +165,13 @@ def meets_target(condition: str, value: Any, global_batch_size: Any) -> bool:
         return bool(eval(code, scope))  # noqa: S307 - grammar checked in _compile_condition
     except (TypeError, AttributeError, ValueError):
         return False
+
+
+@functools.cache
+def accelerator_table() -> tuple[tuple[str, str, str, str, float | None], ...]:
+    """The curated accelerator names: (raw name, vendor, family, form factor, memory GB); empty family = unknown."""
+    rows = []
+    for row in _read_tsv("accelerators.tsv"):
+        memory = float(row["memory_gb"]) if row["memory_gb"] else None
+        rows.append((row["accelerator_model_name"], row["vendor"], row["family"], row["form_factor"], memory))
+    return tuple(rows)
