@@ -24,9 +24,12 @@ def _run_name(prefix: str):
 
 
 @flow(name="analyze-round", flow_run_name=_run_name("analyze"))
-def analyze_round(round_name: str, warehouse: str) -> dict:
-    """Speedup, efficiency and clusters of a round's scores, written to `efficiency` and `clusters`."""
-    analysis = compute_round_analysis(warehouse, round_name)
+def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> dict:
+    """Speedup, efficiency, clusters and scaling fits of a round's scores, written to the warehouse.
+
+    `threshold`: the efficiency below which a fitted curve's knee is reported, besides 0.5.
+    """
+    analysis = compute_round_analysis(warehouse, round_name, threshold)
     write_round_analysis(warehouse, analysis)
     get_run_logger().info(
         "%s: %d systems analysed in %d benchmarks, %d score rows left out",

@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
     analyze.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
     analyze.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
+    analyze.add_argument("--threshold", type=float, default=0.5, help="efficiency threshold for the fitted knee, besides 0.5 (default 0.5)")
 
     watch = commands.add_parser("watch", help="run watch-releases once: process new and changed rounds at the remote")
     watch.add_argument("--remote-base", default=settings.remote_base, help=f"prefix of the round repositories (default {settings.remote_base}); a folder of git repositories works too")
@@ -82,7 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"started: {', '.join(result['started']) or 'nothing'}")
         return _print_summaries(result["summaries"]) if result["summaries"] else 0
     if args.command == "analyze":
-        return _analyze(args.round_name, args.warehouse, args.reports)
+        if not 0 < args.threshold < 1:
+            print("mlperf-scaling: --threshold must be between 0 and 1", file=sys.stderr)
+            return 2
+        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold)
     if args.command == "ingest":
         from flows.ingest import ingest_sources
         from tasks.sources import SourceError
@@ -119,13 +123,13 @@ def _serve(settings: Settings, cron: str | None) -> int:
     return 0
 
 
-def _analyze(round_name: str, warehouse: Path, reports: Path) -> int:
+def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5) -> int:
     if not warehouse.exists():
         print(f"mlperf-scaling: no warehouse at {warehouse}: run `mlperf-scaling run` or `ingest` first", file=sys.stderr)
         return 2
     from flows.analyze import analyze_round, publish_round
 
-    result = analyze_round(round_name, str(warehouse))
+    result = analyze_round(round_name, str(warehouse), threshold)
     published = publish_round(round_name, str(warehouse), str(reports))
     print(f"{round_name}: {result['n_systems']} systems analysed, {result['n_excluded']} score rows left out")
     print(f"report: {published['report']}")

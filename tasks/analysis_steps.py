@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -11,8 +11,10 @@ from prefect.cache_policies import NO_CACHE
 
 from schemas.clusters import AnalysisExclusionsSchema, ClustersSchema
 from schemas.efficiency import EfficiencySchema
+from schemas.scaling_fits import ScalingFitsSchema
 from tasks.artifacts import publish_artifacts
 from tasks.clusters import cluster_table
+from tasks.fits import FIT_SCHEMA, fit_table
 from tasks.metrics import efficiency_table, summarize_benchmarks
 from tasks.plots import plot_benchmark
 from tasks.publish import render_index, write_index, write_tables
@@ -27,10 +29,12 @@ class RoundAnalysis:
     efficiency: pl.DataFrame
     clusters: pl.DataFrame
     exclusions: pl.DataFrame
+    fits: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=FIT_SCHEMA))
     source: dict | None = None
 
     def frames(self) -> dict[str, pl.DataFrame]:
-        return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions}
+        return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions,
+                "scaling_fits": self.fits}
 
 
 def _read(warehouse: str, round_name: str, *queries: str) -> list[pl.DataFrame]:
@@ -44,8 +48,8 @@ def _read(warehouse: str, round_name: str, *queries: str) -> list[pl.DataFrame]:
 
 
 @task(name="compute-metrics", cache_policy=NO_CACHE)
-def compute_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
-    """Efficiency, clusters and exclusions of one round, from its `scores` rows."""
+def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0.5) -> RoundAnalysis:
+    """Efficiency, clusters, scaling fits and exclusions of one round, from its `scores` rows."""
     (scores,) = _read(warehouse, round_name, "round_scores")
     if scores.height == 0:
         raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
@@ -56,6 +60,7 @@ def compute_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
         EfficiencySchema.validate(efficiency, lazy=True),
         ClustersSchema.validate(clusters, lazy=True),
         AnalysisExclusionsSchema.validate(exclusions, lazy=True),
+        ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
     )
 
 
@@ -67,11 +72,11 @@ def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
 
 @task(name="read-metrics", cache_policy=NO_CACHE)
 def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
-    efficiency, clusters, exclusions, sources = _read(
-        warehouse, round_name, "round_efficiency", "round_clusters", "round_exclusions", "round_sources"
+    efficiency, clusters, exclusions, fits, sources = _read(
+        warehouse, round_name, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_sources"
     )
     source = sources.to_dicts()[0] if sources.height else None
-    return RoundAnalysis(round_name, efficiency, clusters, exclusions, source)
+    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, source)
 
 
 @task(name="draw-plots", cache_policy=NO_CACHE)
@@ -80,7 +85,8 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str) -> dict[str, dict[st
     plots = {}
     for benchmark in sorted(analysis.efficiency["benchmark"].unique().to_list()):
         group = analysis.efficiency.filter(pl.col("benchmark") == benchmark)
-        plots[benchmark] = plot_benchmark(group, analysis.clusters.filter(pl.col("benchmark") == benchmark), folder)
+        plots[benchmark] = plot_benchmark(group, analysis.clusters.filter(pl.col("benchmark") == benchmark), folder,
+                                          analysis.fits.filter(pl.col("benchmark") == benchmark))
     return plots
 
 
@@ -89,8 +95,9 @@ def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[
     folder = Path(reports) / analysis.round
     summary = summarize_benchmarks(analysis.efficiency)
     write_tables(folder, {"efficiency": analysis.efficiency, "clusters": analysis.clusters,
-                          "exclusions": analysis.exclusions, "summary": summary})
-    page = render_index(analysis.round, summary, analysis.efficiency, analysis.clusters, analysis.exclusions, plots, analysis.source)
+                          "exclusions": analysis.exclusions, "scaling_fits": analysis.fits, "summary": summary})
+    page = render_index(analysis.round, summary, analysis.efficiency, analysis.clusters, analysis.exclusions, plots,
+                        analysis.source, analysis.fits)
     return write_index(folder, page)
 
 

@@ -18,7 +18,7 @@ import polars as pl  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
-PLOT_KINDS = ("systems", "efficiency", "speedup", "time", "energy")
+PLOT_KINDS = ("systems", "efficiency", "speedup", "time", "fit", "energy")
 _COLOURS = plt.get_cmap("tab10").colors
 
 
@@ -209,7 +209,49 @@ def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
     return _save(fig, folder, f"{benchmark}_energy")
 
 
-def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path) -> dict[str, list[Path]]:
+def plot_fits(group: pl.DataFrame, fits: pl.DataFrame, folder: Path) -> list[Path]:
+    """Same-family efficiency with the fitted Amdahl (solid) and USL (dashed) curves and the 0.5 knee."""
+    from tasks.fits import predicted_efficiency
+
+    round_name, benchmark = group["round"][0], group["benchmark"][0]
+    fitted = fits.filter(pl.col("status") == "fitted")
+    families = fitted.group_by("accelerator_family").agg(pl.col("n_points").max()).sort("n_points", descending=True)["accelerator_family"].to_list()[:4]
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    for colour, family in zip(_COLOURS, families, strict=False):
+        points = group.filter(pl.col("accelerator_family") == family)
+        n_ref = float(points["accelerators"].min())
+        reference_time = points.filter(pl.col("accelerators") == n_ref)["time_to_train_min"].max()
+        efficiency = (reference_time / points["time_to_train_min"]) / (points["accelerators"] / n_ref)
+        ax.scatter(points["accelerators"], efficiency, color=colour, edgecolors="black", linewidths=0.5, zorder=3,
+                   label=f"{family} ({points.height} systems)")
+        xs = np.geomspace(n_ref, max(points["accelerators"].max() * 4, n_ref * 8), 120)
+        for row in fitted.filter(pl.col("accelerator_family") == family).iter_rows(named=True):
+            params = (row["t1_min"], row["p"]) if row["model"] == "amdahl" else (row["g"], row["a"], row["b"])
+            # the fitted curve's own reference point makes its efficiency 1 at N_ref, like the points
+            ax.plot(xs, predicted_efficiency(row["model"], params, xs, n_ref), color=colour,
+                    linestyle="-" if row["model"] == "amdahl" else "--", linewidth=1.1)
+            if row["model"] == "amdahl" and row["knee_50"] is not None and row["knee_50"] <= xs[-1]:
+                ax.axvline(row["knee_50"], color=colour, linestyle=":", linewidth=1)
+                ax.annotate(f"E < 0.5 from ~{row['knee_50']:,.0f}", (row["knee_50"], 0.5), xytext=(4, 6),
+                            textcoords="offset points", fontsize=7, color=colour)
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    _log2_axis(ax.xaxis, group["accelerators"].to_list() + [float(group["accelerators"].max()) * 4])
+    ax.set_xlabel("accelerators (log2 scale)")
+    ax.set_ylabel("efficiency within the family (vs its fewest accelerators)")
+    ax.grid(alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [plt.Line2D([], [], color="black", linestyle="-"), plt.Line2D([], [], color="black", linestyle="--")]
+    labels += ["Amdahl fit", "USL fit"]
+    ax.legend(handles, labels, fontsize=8, loc="best")
+    _title(ax, round_name, benchmark, "scaling-law fits per accelerator family", group.height)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, f"{benchmark}_fit")
+
+
+def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, fits: pl.DataFrame | None = None) -> dict[str, list[Path]]:
     """All four views for one (round, benchmark); `efficiency` holds only that group's rows."""
     group = efficiency.join(clusters.select("round", "benchmark", "submitter", "system", "cluster"),
                             on=["round", "benchmark", "submitter", "system"], how="left").with_columns(pl.col("cluster").fill_null(0))
@@ -219,6 +261,8 @@ def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Pat
         "speedup": plot_speedup(group, folder),
         "time": plot_time(group, folder),
     }
+    if fits is not None and fits.filter(pl.col("status") == "fitted").height:
+        plots["fit"] = plot_fits(group, fits, folder)
     if "energy_kj" in group.columns and group["energy_kj"].is_not_null().any():
         plots["energy"] = plot_energy(group, folder)
     return plots

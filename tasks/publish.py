@@ -15,7 +15,13 @@ _PLOT_CAPTIONS = {
     "speedup": "Speedup against the reference system (dashed: perfect scaling).",
     "time": "Time to train, log-log; circled: the Pareto front of time against accelerator-hours.",
     "energy": "Energy to train against time to train, where power was measured (MLCommons power logs).",
+    "fit": "Efficiency within each accelerator family with Amdahl (solid) and USL (dashed) fits; dotted: where predicted efficiency falls below 0.5.",
 }
+_FIT_COLUMNS = [
+    ("accelerator_family", "family"), ("model", "model"), ("n_points", "points"), ("n_distinct_accelerators", "distinct N"),
+    ("p", "p"), ("p_stderr", "± p"), ("a", "a"), ("b", "b"), ("n_star", "N*"), ("r2_log", "R² (log T)"),
+    ("knee_50", "E < 0.5 from N"), ("knee_50_low", "5%"), ("knee_50_high", "95%"), ("note", "note"),
+]
 _TABLE_COLUMNS = [
     ("submitter", "submitter"), ("system", "system"), ("accelerator_model_name", "accelerator"),
     ("accelerators", "N"), ("time_to_train_min", "T (min)"), ("accelerator_hours", "acc.-hours"),
@@ -63,6 +69,7 @@ def render_index(
     exclusions: pl.DataFrame,
     plots: dict[str, dict[str, list[Path]]],
     source: dict | None,
+    fits: pl.DataFrame | None = None,
 ) -> str:
     """The round's page: one section per benchmark, plots and tables, all paths relative."""
     joined = efficiency.join(clusters.select("benchmark", "submitter", "system", "cluster", "k", "silhouette"),
@@ -92,8 +99,17 @@ def render_index(
             for kind in PLOT_KINDS if kind in plots.get(benchmark, {})
         )
         top = group.sort("time_to_train_min").head(10)
+        fit_html = ""
+        if fits is not None:
+            fitted = fits.filter((pl.col("benchmark") == benchmark) & (pl.col("status") == "fitted"))
+            refused = fits.filter((pl.col("benchmark") == benchmark) & (pl.col("status") == "refused") & (pl.col("model") == "amdahl"))
+            if fitted.height:
+                fit_html = f"<h3>Scaling-law fits (where adding accelerators stops paying)</h3>{_table(fitted, _FIT_COLUMNS)}"
+            if refused.height:
+                fit_html += "<p class='source'>Not fitted: " + "; ".join(
+                    f"{html.escape(r['accelerator_family'])} ({html.escape(r['note'] or '')})" for r in refused.iter_rows(named=True)) + "</p>"
         sections.append(
-            f"<section id='{anchor}'><h2>{anchor}</h2>{facts}<div class='plots'>{figures}</div>"
+            f"<section id='{anchor}'><h2>{anchor}</h2>{facts}<div class='plots'>{figures}</div>{fit_html}"
             f"<h3>Ten fastest</h3>{_table(top, _TABLE_COLUMNS)}"
             f"<details><summary>All {group.height} systems, by accelerator count</summary>{_table(group, _TABLE_COLUMNS)}</details></section>"
         )
