@@ -7,6 +7,8 @@ from prefect.runtime import flow_run
 
 from tasks.analysis_steps import (
     compute_round_analysis,
+    compute_trends,
+    write_trends,
     draw_round_plots,
     publish_round_artifacts,
     read_round_analysis,
@@ -47,3 +49,13 @@ def publish_round(round_name: str, warehouse: str, reports: str = "reports") -> 
     keys = publish_round_artifacts(analysis, plots, report)
     get_run_logger().info("%s: report %s, %d artifacts", round_name, report, len(keys))
     return {"round": round_name, "report": str(report), "artifacts": keys}
+
+
+@flow(name="analyze-trends")
+def analyze_trends(warehouse: str, reports: str = "reports") -> dict:
+    """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/."""
+    frames = compute_trends(warehouse)
+    page = write_trends(warehouse, frames, reports)
+    get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,
+                          int(frames["carried_over"]["is_carried_over"].sum()), page)
+    return {"report": str(page), "n_points": frames["round_trends"].height}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 
-from flows.analyze import analyze_round, publish_round
+from flows.analyze import analyze_round, analyze_trends, publish_round
 from flows.ingest import ingest_round
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, source_for_round
 
@@ -42,4 +42,9 @@ def mlperf_pipeline(
                 logger.error("%s: analysis failed: %s", round_name, exc)
                 summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
         summaries.append(summary)
+    if any(s["status"] in ("succeeded", "unchanged") for s in summaries):
+        try:
+            analyze_trends(warehouse, reports)
+        except Exception as exc:  # the rounds are loaded and published; say what failed after them
+            logger.error("cross-round trends failed: %s", exc)
     return summaries

@@ -56,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     analyze.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
     analyze.add_argument("--threshold", type=float, default=0.5, help="efficiency threshold for the fitted knee, besides 0.5 (default 0.5)")
 
+    trends = commands.add_parser("trends", help="redo the cross-round view (reports/trends/) from the warehouse")
+    trends.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
+    trends.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
+
     watch = commands.add_parser("watch", help="run watch-releases once: process new and changed rounds at the remote")
     watch.add_argument("--remote-base", default=settings.remote_base, help=f"prefix of the round repositories (default {settings.remote_base}); a folder of git repositories works too")
     watch.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
@@ -72,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
+    if args.command == "trends":
+        from flows.analyze import analyze_trends
+
+        print(f"report: {analyze_trends(str(args.warehouse), str(args.reports))['report']}")
+        return 0
     if args.command == "serve":
         return _serve(settings, args.cron)
     if args.command == "watch":

@@ -17,9 +17,10 @@ from tasks.clusters import cluster_table
 from tasks.fits import FIT_SCHEMA, fit_table
 from tasks.metrics import efficiency_table, summarize_benchmarks
 from tasks.plots import plot_benchmark
-from tasks.publish import render_index, write_index, write_tables
+from tasks.publish import render_index, render_trends, write_index, write_tables
+from tasks.trends import carried_over_groups, plot_trends, trend_table
 from warehouse.connection import connect, open_writer, writer_lock
-from warehouse.load import replace_round_analysis
+from warehouse.load import replace_round_analysis, replace_trends
 from warehouse.read import read_query
 
 
@@ -104,3 +105,26 @@ def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[
 @task(name="publish-artifacts", cache_policy=NO_CACHE)
 def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path) -> list[str]:
     return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report)
+
+
+@task(name="compute-trends", cache_policy=NO_CACHE)
+def compute_trends(warehouse: str) -> dict[str, pl.DataFrame]:
+    """Carried-over results and time-to-train trends across every round in the warehouse."""
+    with writer_lock(warehouse):
+        connection = connect(warehouse, read_only=True)
+        try:
+            scores = read_query(connection, "all_scores")
+            runs = read_query(connection, "all_run_identities")
+        finally:
+            connection.close()
+    return {"carried_over": carried_over_groups(runs), "round_trends": trend_table(scores, runs)}
+
+
+@task(name="write-trends", cache_policy=NO_CACHE)
+def write_trends(warehouse: str, frames: dict[str, pl.DataFrame], reports: str) -> Path:
+    with open_writer(warehouse) as connection:
+        replace_trends(connection, frames)
+    folder = Path(reports) / "trends"
+    plots = plot_trends(frames["round_trends"], folder / "plots")
+    write_tables(folder, frames)
+    return write_index(folder, render_trends(frames["round_trends"], frames["carried_over"], plots))

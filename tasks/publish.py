@@ -156,3 +156,29 @@ def write_index(folder: Path, page: str) -> Path:
     path = folder / "index.html"
     path.write_text(page, encoding="utf-8")
     return path
+
+
+def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, list[Path]]) -> str:
+    """The cross-round page: per workload, best time at equal scale round by round."""
+    columns = [("accelerator_family", "family"), ("accelerators", "N"), ("round", "round"), ("n_systems", "systems"),
+               ("best_time_min", "best T (min)"), ("best_system", "best system"), ("median_time_min", "median T"),
+               ("speedup_vs_first", "speedup vs first round"), ("n_carried_over", "carried over")]
+    sections = []
+    for workload in sorted(trends["benchmark_canonical"].unique().to_list()):
+        group = trends.filter(pl.col("benchmark_canonical") == workload)
+        figure = (f"<figure><a href='plots/{workload}_trend.svg'><img src='plots/{workload}_trend.png' alt='{html.escape(workload)} trend'></a></figure>"
+                  if workload in plots else "")
+        sections.append(f"<section id='{html.escape(workload)}'><h2>{html.escape(workload)}</h2>{figure}{_table(group, columns)}</section>")
+    copies = carried.filter(pl.col("is_carried_over"))
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>MLPerf Training across rounds</title>
+<style>body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; padding: 0 1rem; }}
+figure img {{ max-width: 900px; width: 100%; }} table {{ border-collapse: collapse; font-size: .85rem; }}
+th, td {{ border-bottom: 1px solid #e5e5e5; padding: .25rem .5rem; }}</style></head><body>
+<h1>MLPerf Training across rounds: the same workload, accelerator family and scale</h1>
+<p>Best official time to train per round for each (workload, accelerator family, accelerator count) seen in at least two
+rounds. {copies.height} results re-published unchanged from an earlier round (byte-identical logs, or the same runs to the
+millisecond) are counted once, in their first round. {html.escape(NOTE)}</p>
+{''.join(sections)}
+</body></html>
+"""

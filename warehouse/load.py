@@ -28,6 +28,25 @@ def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: st
     _replace(connection, round_name, ANALYSIS_TABLES, frames, None)
 
 
+TREND_TABLES = ("carried_over", "round_trends")
+
+
+def replace_trends(connection: duckdb.DuckDBPyConnection, frames: dict[str, pl.DataFrame]) -> None:
+    """Replace the cross-round tables as a whole, atomically."""
+    if set(frames) != set(TREND_TABLES):
+        raise ValueError(f"trends write exactly {TREND_TABLES}, got {sorted(frames)}")
+    connection.execute("begin transaction")
+    try:
+        for table in TREND_TABLES:
+            connection.execute(f"delete from {table}")
+            if frames[table].height:
+                _insert(connection, table, frames[table])
+        connection.execute("commit")
+    except BaseException:
+        connection.execute("rollback")
+        raise
+
+
 def record_ingestion(connection: duckdb.DuckDBPyConnection, ingestion: pl.DataFrame) -> None:
     """Record an attempt on its own, e.g. one that failed before anything could load."""
     _insert(connection, "ingestions", ingestion)

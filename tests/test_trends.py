@@ -1,0 +1,34 @@
+"""Across rounds: carried-over results counted once, trends at equal scale, on the real v3.1 and v4.1 rounds."""
+
+import polars as pl
+
+from conftest import read_shipped_round
+from tasks.trends import carried_over_groups, plot_trends, trend_table
+
+
+def _rounds(*names):
+    datas = [read_shipped_round(name)[0] for name in names]
+    scores = pl.concat([d.scores for d in datas], how="vertical")
+    runs = pl.concat([d.runs.select("round", "submitter", "system", "benchmark", "sha256", "run_start_ms", "run_stop_ms") for d in datas])
+    return scores, runs
+
+
+def test_results_republished_in_a_later_round_are_flagged():
+    _, runs = _rounds("v3.1", "v4.1")
+    carried = carried_over_groups(runs)
+    krai = carried.filter((pl.col("submitter") == "Krai") & (pl.col("benchmark") == "bert") & (pl.col("round") == "v4.1"))
+    assert krai.height == 2 and krai["is_carried_over"].all()  # the same runs as v3.1, re-published
+    assert not carried["round"].is_in(["v3.1"]).any()  # the first publication is never the copy
+
+
+def test_trends_count_a_result_once_and_compare_equal_scale(tmp_path):
+    scores, runs = _rounds("v3.1", "v4.1")
+    trends = trend_table(scores, runs)
+    a5000 = trends.filter((pl.col("benchmark_canonical") == "bert") & (pl.col("accelerator_family") == "RTX A5000"))
+    assert a5000.height == 0  # v4.1's A5000 results are v3.1's again: no second point, no false trend
+    h100 = trends.filter((pl.col("benchmark_canonical") == "bert") & (pl.col("accelerator_family") == "H100") & (pl.col("accelerators") == 8))
+    assert h100["round"].to_list() == ["v3.1", "v4.1"]
+    first, second = h100["best_time_min"].to_list()
+    assert h100["speedup_vs_first"][1] == first / second
+    plots = plot_trends(trends, tmp_path)
+    assert plots["bert"][0].stat().st_size > 10_000

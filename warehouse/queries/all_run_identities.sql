@@ -1,0 +1,4 @@
+-- What identifies each run across rounds: its bytes and its start and stop times.
+select round, submitter, system, benchmark, sha256, run_start_ms, run_stop_ms
+from runs
+order by round, path
