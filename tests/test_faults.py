@@ -156,3 +156,62 @@ def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefec
     with connect(warehouse_path, read_only=True) as connection:
         assert connection.execute("select round, status from ingestions order by round").fetchall() == [
             ("v4.1", "succeeded"), ("v9.8", "failed"), ("v9.9", "failed")]
+
+
+def test_readers_keep_working_while_another_process_loads(tmp_path, real_slice):
+    warehouse = tmp_path / "w.duckdb"
+    assert run_ingest(real_slice, warehouse)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(PROJECT), str(archive("v4.1")), str(warehouse), str(SHARED_MLPERF)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = set()
+    reads = 0
+    while child.poll() is None:
+        with connect(warehouse, read_only=True) as reader:  # never refused, never a half-written round
+            seen.add(reader.execute("select count(*) from scores where round = 'v4.1'").fetchall()[0][0])
+        reads += 1
+        time.sleep(0.05)
+    assert child.returncode == 0 and reads > 5
+    assert seen <= {2, 154}
+    with connect(warehouse, read_only=True) as reader:
+        assert reader.execute("select count(*) from scores where round = 'v4.1'").fetchall() == [(154,)]
+
+
+def test_two_pipelines_started_together_both_finish_without_duplicates(tmp_path, real_slice):
+    warehouse = tmp_path / "w.duckdb"
+    children = [subprocess.Popen([sys.executable, "-c", CHILD, str(PROJECT), str(source), str(warehouse), str(SHARED_MLPERF)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                for source in (archive("v4.1"), archive("v4.0"))]
+    for child in children:
+        assert child.wait(timeout=300) == 0
+    with connect(warehouse, read_only=True) as reader:
+        counts = dict(reader.execute("select round, count(*) from scores group by round").fetchall())
+        duplicates = reader.execute("select count(*) - count(distinct (round, submitter, system, benchmark)) from scores").fetchall()[0][0]
+    assert counts == {"v4.0": 205, "v4.1": 154} and duplicates == 0
+
+
+def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
+    prefect_isolated, real_slice, tmp_path, warehouse_path, monkeypatch
+):
+    import shutil
+
+    import tasks.sources
+    from flows.ingest import ingest_sources
+
+    monkeypatch.setenv("MLPERF_NETWORK_RETRIES", "1")
+    monkeypatch.setenv("MLPERF_RETRY_DELAY_S", "0.2")
+    remote = tmp_path / "remote" / "training_results_v4.0"
+    shutil.copytree(real_slice, remote)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "data"]):
+        subprocess.run(["git", *args], cwd=remote, check=True, capture_output=True)
+    real_clone = tasks.sources.clone_sparse
+
+    def vanishing_clone(url, target, timeout_s=900):
+        shutil.rmtree(remote, ignore_errors=True)  # gone between `git ls-remote` and the clone
+        return real_clone(url, target, timeout_s)
+
+    monkeypatch.setattr(tasks.sources, "clone_sparse", vanishing_clone)
+    summaries = ingest_sources([f"file://{remote}", str(real_slice)], str(warehouse_path), force=True)
+    by_round = {s["round"]: s for s in summaries}
+    assert by_round["v4.0"]["status"] == "failed" and "git clone failed" in by_round["v4.0"]["message"]
+    assert by_round["v4.1"]["status"] == "succeeded"

@@ -141,3 +141,27 @@ def test_a_second_writer_waits_and_says_so(warehouse_path):
     holder.wait(timeout=30)
     assert waited > 1.0
     assert len(said) == 1 and "being written by another run" in said[0] and "waiting" in said[0]
+
+
+def test_readers_open_read_only_while_a_load_runs(warehouse_path):
+    _load("v4.1", warehouse_path)
+    with open_writer(warehouse_path) as writer:
+        writer.execute("delete from scores where round = 'v4.1'")
+        # another connection, read-only, during the write: it opens and sees the previous version
+        reader = duckdb.connect(str(warehouse_path), read_only=True)
+        assert reader.execute("select count(*) from scores").fetchall() == [(154,)]
+        reader.close()
+    reader = duckdb.connect(str(warehouse_path), read_only=True)
+    assert reader.execute("select count(*) from scores").fetchall() == [(0,)]  # the write is in after the swap
+    reader.close()
+
+
+def test_a_failed_write_leaves_the_warehouse_as_it_was(warehouse_path):
+    _load("v4.1", warehouse_path)
+    before = _checksums(warehouse_path)
+    with pytest.raises(RuntimeError, match="boom"):
+        with open_writer(warehouse_path) as writer:
+            writer.execute("delete from scores")
+            raise RuntimeError("boom")
+    assert _checksums(warehouse_path) == before
+    assert not warehouse_path.with_name(warehouse_path.name + ".draft").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,12 +69,29 @@ def writer_lock(path: Path | str, wait_s: float = 3600, poll_s: float = 0.5, say
 
 @contextmanager
 def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-write connection with the schema in place, held under the writer lock."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with writer_lock(path, say=say):
-        connection = connect(path)
+    """A read-write connection to a copy of the warehouse, swapped in atomically when the block succeeds.
+
+    Writing to a copy leaves the warehouse file free: readers open it read-only at any time, even while
+    a load runs, and see the previous version until the swap. A writer killed half-way leaves only its
+    copy behind; the warehouse itself is never half-written. Held under the writer lock.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with writer_lock(target, say=say):
+        draft = target.with_name(f"{target.name}.draft")
+        for stale in (draft, Path(f"{draft}.wal")):  # left by a writer that was killed
+            stale.unlink(missing_ok=True)
+        if target.exists():
+            shutil.copyfile(target, draft)
+        connection = connect(draft)
         try:
             ensure_schema(connection)
             yield connection
-        finally:
+            connection.execute("checkpoint")
+        except BaseException:
             connection.close()
+            draft.unlink(missing_ok=True)
+            Path(f"{draft}.wal").unlink(missing_ok=True)
+            raise
+        connection.close()
+        os.replace(draft, target)  # atomic: readers see the old file or the new one, never a mix
