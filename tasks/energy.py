@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import simdjson
+
 from tasks.parse_logs import TOKENS, MLLOG, _loads, _marker_lines
 
 _POWER_KEYS = ("power_measurement_start", "power_measurement_stop", "power_reading", "conversion_eff", "interconnect_power_est")
@@ -25,31 +27,63 @@ class PowerLog:
     n_unparsed: int = 0
 
 
+_SCANNER = simdjson.Parser()
+_KEYS = frozenset(_POWER_KEYS)
+
+
 def parse_power_log(data: bytes) -> PowerLog:
     """Read the power events; lines that do not parse are skipped and counted, as the official tool skips them."""
     log = PowerLog()
-    for payload in _marker_lines(data.decode("latin-1"), TOKENS[MLLOG]):
-        # only lines naming a power key can be power events; the rest need no decoding
-        if not any(key in payload for key in _POWER_KEYS):
-            continue
+    parse = _SCANNER.parse
+    document = None
+    for payload in _marker_lines(data.decode("latin-1"), TOKENS[MLLOG], strip=False):
+        document = None  # release the previous document, even after a failed line, before the parser is reused
         try:
-            event = _loads(payload)
+            document = parse(payload.encode())
+            key = document["key"]
+            if key in _KEYS:
+                log.events.append((float(document["time_ms"]), key, _plain(document.get("value"))))
+            del document  # the parser is reused only once its last document is gone
+            continue
+        except (ValueError, KeyError, TypeError, RuntimeError):
+            pass
+        # what simdjson refuses, json.loads decides (NaN, huge numbers), as the official parser would
+        try:
+            event = _loads(payload.rstrip())
             key = event["key"]
             time = float(event["time_ms"])
         except (ValueError, KeyError, TypeError):
             log.n_unparsed += 1
             continue
-        if key in _POWER_KEYS:
+        if key in _KEYS:
             log.events.append((time, key, event.get("value")))
     return log
+
+
+def _plain(value: Any) -> Any:
+    """simdjson hands back proxies for objects and arrays; keep plain Python values."""
+    return value.as_dict() if hasattr(value, "as_dict") else value.as_list() if hasattr(value, "as_list") else value
 
 
 class EnergyError(ValueError):
     """A power log that gives no energy; the message says why."""
 
 
-def node_energy_j(log: PowerLog, time_to_train_ms: float) -> float:
-    """Joules of one node over the run: the reading-weighted integral, scaled from the measurement window to the run."""
+@dataclass(frozen=True)
+class PowerSummary:
+    """What a power log contributes, before the run's time to train is known (computed where the log is parsed)."""
+
+    integral_w_ms: float = 0.0  # sum of power_reading watts x milliseconds since the previous reading
+    start_ms: float = 0.0
+    stop_ms: float = 0.0
+    efficiency: float = 1.0  # conversion_eff; the last one wins for nodes, the first before the estimate for switches
+    switch_efficiency: float = 1.0
+    interconnect_w: float = 0.0
+    problem: str | None = None  # why a node log gives no energy
+
+
+def summarize_power(log: PowerLog) -> PowerSummary:
+    """Integrate the readings inside the measurement window, as the official tool does."""
     previous = last = start = stop = 0.0
     total = 0.0
     efficiency = 1.0
@@ -70,30 +104,37 @@ def node_energy_j(log: PowerLog, time_to_train_ms: float) -> float:
             stopped = True
         if key == "conversion_eff":
             efficiency = float(value)
-    if not started:
-        raise EnergyError("power_measurement_start missing")
     if not stopped:
         stop = last
-    if stop <= start:
-        raise EnergyError("no power readings after power_measurement_start")
-    return efficiency * total * time_to_train_ms / (stop - start) / 1000
-
-
-def switch_energy_j(log: PowerLog, time_to_train_ms: float) -> float:
-    """Joules of one switch over the run: its estimated interconnect power for the time to train."""
-    efficiency = 1.0
-    watts = 0.0
-    for _, key, value in log.events:  # file order, as the official tool reads it
+    problem = None
+    if not started:
+        problem = "power_measurement_start missing"
+    elif stop <= start:
+        problem = "no power readings after power_measurement_start"
+    switch_efficiency, watts = 1.0, 0.0
+    for _, key, value in log.events:  # file order, as the official tool reads a switch log
         if key == "conversion_eff":
-            efficiency = float(value)
+            switch_efficiency = float(value)
         if key == "interconnect_power_est":
             watts = float(value)
             break
-    return efficiency * watts * time_to_train_ms / 1000
+    return PowerSummary(total, start, stop, efficiency, switch_efficiency, watts, problem)
 
 
-def run_energy_j(nodes: list[PowerLog], switches: list[PowerLog], time_to_train_ms: float) -> tuple[float, float]:
-    """(node joules, switch joules) of one run; raises EnergyError when it has no node log."""
+def node_energy_j(node: PowerSummary, time_to_train_ms: float) -> float:
+    """Joules of one node over the run: the reading-weighted integral, scaled from the measurement window to the run."""
+    if node.problem is not None:
+        raise EnergyError(node.problem)
+    return node.efficiency * node.integral_w_ms * time_to_train_ms / (node.stop_ms - node.start_ms) / 1000
+
+
+def switch_energy_j(switch: PowerSummary, time_to_train_ms: float) -> float:
+    """Joules of one switch over the run: its estimated interconnect power for the time to train."""
+    return switch.switch_efficiency * switch.interconnect_w * time_to_train_ms / 1000
+
+
+def run_energy_j(nodes: list[PowerSummary], switches: list[PowerSummary], time_to_train_ms: float) -> tuple[float, float]:
+    """(node joules, switch joules) of one run; raises EnergyError when it has no usable node log."""
     if not nodes:
         raise EnergyError("no node power log for this run")
     return (

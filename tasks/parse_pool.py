@@ -16,7 +16,7 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from tasks.energy import PowerLog, parse_power_log
+from tasks.energy import PowerSummary, parse_power_log, summarize_power
 from tasks.parse_logs import LogFacts, parse_log
 
 BATCH_BYTES = 4 * 1024 * 1024
@@ -27,10 +27,13 @@ RESULT = "result"
 POWER = "power"
 
 
-def parse_batch(logs: list[tuple[str, bytes]]) -> list[tuple[LogFacts | PowerLog, str]]:
-    """Worker entry point: the parsed content and the content hash of each (kind, bytes)."""
+def parse_batch(logs: list[tuple[str, bytes]]) -> list[tuple[LogFacts | PowerSummary, str]]:
+    """Worker entry point: the parsed content and the content hash of each (kind, bytes).
+
+    A power log comes back summarized: its readings stay in the worker.
+    """
     return [
-        (parse_log(data) if kind == RESULT else parse_power_log(data), hashlib.sha256(data).hexdigest())
+        (parse_log(data) if kind == RESULT else summarize_power(parse_power_log(data)), hashlib.sha256(data).hexdigest())
         for kind, data in logs
     ]
 
@@ -85,7 +88,7 @@ class LogParser:
         self._batch_bytes = 0
         self._pending: deque[tuple[Future | list, int]] = deque()
         self._in_flight = 0
-        self._results: list[tuple[LogFacts | PowerLog, str]] = []
+        self._results: list[tuple[LogFacts | PowerSummary, str]] = []
 
     def add(self, data: bytes, kind: str = RESULT) -> None:
         self._batch.append((kind, data))
@@ -113,7 +116,7 @@ class LogParser:
         self._results.extend(pending.result() if isinstance(pending, Future) else pending)
         self._in_flight -= size
 
-    def results(self) -> list[tuple[LogFacts | PowerLog, str]]:
+    def results(self) -> list[tuple[LogFacts | PowerSummary, str]]:
         """All results, in the order the logs were added."""
         if self._executor is None and not self._pending:
             # nothing was big enough for a pool: parse here

@@ -18,7 +18,7 @@ import polars as pl
 from tasks.copy_notes import CopyNotes
 from tasks.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, Member, classify
 from tasks.parse_logs import LogFacts
-from tasks.energy import EnergyError, PowerLog, energy_score, run_energy_j
+from tasks.energy import EnergyError, PowerSummary, energy_score, run_energy_j
 from tasks.parse_pool import POWER, RESULT, LogParser
 from tasks.parse_systems import SystemRecord, SystemsJsonError, parse_system
 from tasks.reference import benchmark_info
@@ -65,7 +65,7 @@ class _Collector:
         self.log_members: list[tuple[str, Member, int]] = []  # (kind, member, size), in parser order
         self.runs: list[ParsedRun] = []
         # (submitter, system, benchmark) -> result name -> {"node": [...], "sw": [...]}
-        self.power: dict[tuple[str, str, str], dict[str, dict[str, list[PowerLog]]]] = defaultdict(dict)
+        self.power: dict[tuple[str, str, str], dict[str, dict[str, list[PowerSummary]]]] = defaultdict(dict)
         self.systems: dict[tuple[str, str, str], tuple[Member, SystemRecord]] = {}
         self.scaling: dict[tuple[str, str, str], tuple[float | None, str | None]] = {}
         self.rejections: list[dict[str, Any]] = []

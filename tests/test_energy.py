@@ -3,7 +3,12 @@
 import pytest
 
 from conftest import read_shipped_round
-from tasks.energy import EnergyError, energy_score, node_energy_j, parse_power_log, run_energy_j, switch_energy_j
+from tasks.energy import EnergyError, energy_score, parse_power_log, run_energy_j, summarize_power, switch_energy_j
+from tasks.energy import node_energy_j as _node_energy_j
+
+
+def node_energy_j(log, time_to_train_ms):
+    return _node_energy_j(summarize_power(log), time_to_train_ms)
 
 SMC_NODE = b"""\
 :::MLLOG {"namespace":"","time_ms":1715294004458,"event_type":"INTERVAL_START","key":"power_measurement_start","value":"null","metadata":""}
@@ -35,14 +40,14 @@ def test_conversion_efficiency_and_window():
 
 
 def test_switch_energy_is_the_estimate_times_the_run():
-    assert switch_energy_j(parse_power_log(SMC_SWITCH), 60_000) == 16100 * 60
+    assert switch_energy_j(summarize_power(parse_power_log(SMC_SWITCH)), 60_000) == 16100 * 60
 
 
 def test_a_node_log_without_a_start_gives_no_energy():
     with pytest.raises(EnergyError, match="power_measurement_start missing"):
         node_energy_j(parse_power_log(SMC_NODE.split(b"\n", 1)[1]), 60_000)
     with pytest.raises(EnergyError, match="no node power log"):
-        run_energy_j([], [parse_power_log(SMC_SWITCH)], 60_000)
+        run_energy_j([], [summarize_power(parse_power_log(SMC_SWITCH))], 60_000)
 
 
 def test_energy_runs_are_dropped_with_their_times():
@@ -63,3 +68,13 @@ def test_v40_sustainable_metal_cloud_published_energy():
     assert runs.height == 10 and (runs["n_node_logs"] >= 1).all()
     measured = data.scores.filter(data.scores["energy_j"].is_not_null())
     assert measured.height == 24  # every smc-ac-power and smc-dc-power benchmark
+
+
+def test_odd_power_lines_are_skipped_and_the_rest_still_read():
+    odd = b':::MLLOG {"namespace": "", "time_ms": 1715294009000, "event_type": "POINT_IN_TIME", "value": 5}\n'  # no key
+    nan = b':::MLLOG {"namespace": "", "time_ms": 1715294010000, "key": "power_reading", "value": NaN, "metadata": ""}\n'
+    broken = b':::MLLOG {"namespace": "", "time_ms": 17152940\n'
+    lines = SMC_NODE.split(b"\n")
+    log = parse_power_log(b"\n".join(lines[:2]) + b"\n" + odd + broken + nan + b"\n".join(lines[2:]))
+    assert log.n_unparsed == 2
+    assert [key for _, key, _ in log.events].count("power_reading") == 3
