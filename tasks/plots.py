@@ -53,6 +53,14 @@ def _cluster_colour(cluster: int) -> tuple:
     return _COLOURS[cluster % len(_COLOURS)]
 
 
+def _finish(fig, ax, round_name: str, benchmark: str, what: str, n_systems: int, folder: Path, stem: str) -> list[Path]:
+    """Title, layout and the derived-metrics note, then the PNG and SVG files."""
+    _title(ax, round_name, benchmark, what, n_systems)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, stem)
+
+
 def _save(fig, folder: Path, stem: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{stem}.png", folder / f"{stem}.svg"]
@@ -94,10 +102,7 @@ def plot_systems(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.grid(axis="x", alpha=0.3)
     clusters = sorted(group["cluster"].unique().to_list())
     ax.legend(handles=_legend_clusters(clusters), fontsize=8, loc="lower right", title="marker size = systems", title_fontsize=7)
-    _title(ax, round_name, benchmark, "systems by accelerator model", group.height)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    _footer(fig, round_name)
-    return _save(fig, folder, f"{benchmark}_systems")
+    return _finish(fig, ax, round_name, benchmark, "systems by accelerator model", group.height, folder, f"{benchmark}_systems")
 
 
 def _scatter_by_cluster(ax, group: pl.DataFrame, y: str) -> None:
@@ -128,10 +133,7 @@ def plot_efficiency(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.set_ylabel("scaling efficiency E' = speedup / (N / N_ref)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
-    _title(ax, round_name, benchmark, "scaling efficiency against the reference system", group.height)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    _footer(fig, round_name)
-    return _save(fig, folder, f"{benchmark}_efficiency")
+    return _finish(fig, ax, round_name, benchmark, "scaling efficiency against the reference system", group.height, folder, f"{benchmark}_efficiency")
 
 
 def plot_speedup(group: pl.DataFrame, folder: Path) -> list[Path]:
@@ -150,10 +152,7 @@ def plot_speedup(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.set_ylabel("speedup T_ref / T (log scale)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    _title(ax, round_name, benchmark, "speedup against the reference system", group.height)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    _footer(fig, round_name)
-    return _save(fig, folder, f"{benchmark}_speedup")
+    return _finish(fig, ax, round_name, benchmark, "speedup against the reference system", group.height, folder, f"{benchmark}_speedup")
 
 
 def plot_time(group: pl.DataFrame, folder: Path) -> list[Path]:
@@ -175,10 +174,7 @@ def plot_time(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.set_ylabel("time to train, minutes (official score, log scale)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="upper right")
-    _title(ax, round_name, benchmark, "time to train", group.height)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    _footer(fig, round_name)
-    return _save(fig, folder, f"{benchmark}_time")
+    return _finish(fig, ax, round_name, benchmark, "time to train", group.height, folder, f"{benchmark}_time")
 
 
 def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
@@ -203,10 +199,7 @@ def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.set_ylabel("energy to train, kJ (log scale)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="best")
-    _title(ax, round_name, benchmark, "energy against time to train", measured.height)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    _footer(fig, round_name)
-    return _save(fig, folder, f"{benchmark}_energy")
+    return _finish(fig, ax, round_name, benchmark, "energy against time to train", measured.height, folder, f"{benchmark}_energy")
 
 
 def plot_fits(group: pl.DataFrame, fits: pl.DataFrame, folder: Path) -> list[Path]:
@@ -245,10 +238,7 @@ def plot_fits(group: pl.DataFrame, fits: pl.DataFrame, folder: Path) -> list[Pat
     handles += [plt.Line2D([], [], color="black", linestyle="-"), plt.Line2D([], [], color="black", linestyle="--")]
     labels += ["Amdahl fit", "USL fit"]
     ax.legend(handles, labels, fontsize=8, loc="best")
-    _title(ax, round_name, benchmark, "scaling-law fits per accelerator family", group.height)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    _footer(fig, round_name)
-    return _save(fig, folder, f"{benchmark}_fit")
+    return _finish(fig, ax, round_name, benchmark, "scaling-law fits per accelerator family", group.height, folder, f"{benchmark}_fit")
 
 
 def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, fits: pl.DataFrame | None = None) -> dict[str, list[Path]]:
