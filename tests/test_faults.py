@@ -10,7 +10,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 
 from conftest import PROJECT, SHARED_MLPERF, archive
 from warehouse.connection import connect
