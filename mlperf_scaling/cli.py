@@ -118,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     for summary in summaries:
         if summary.get("report"):
             print(f"report {summary['round']}: {summary['report']}")
+    trends = Path(getattr(args, "reports", settings.reports)) / "trends" / "index.html"
+    if args.command == "run" and trends.is_file():
+        print(f"across rounds: {trends}")
     return status
 
 
