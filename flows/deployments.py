@@ -15,7 +15,7 @@ def build_deployments(settings: Settings, watch_cron: str = WATCH_CRON) -> list:
         name="pipeline",
         description="Ingest, analyse and publish the configured MLPerf Training rounds.",
         parameters={
-            "rounds": list(settings.rounds),
+            "rounds": list(settings.rounds) if settings.rounds else None,  # None: every round the source holds
             "warehouse": str(settings.warehouse),
             "mirror": str(settings.mirror) if settings.mirror else None,
             "remote_base": settings.remote_base,

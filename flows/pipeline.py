@@ -10,11 +10,12 @@ from prefect import flow, get_run_logger
 from flows.analyze import analyze_round, analyze_trends, publish_round
 from flows.ingest import ingest_round
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, source_for_round
+from tasks.ingest_steps import list_rounds
 
 
 @flow(name="mlperf-pipeline")
 def mlperf_pipeline(
-    rounds: list[str],
+    rounds: list[str] | None,
     warehouse: str,
     mirror: str | None = None,
     remote_base: str = PUBLIC_REMOTE_BASE,
@@ -23,9 +24,12 @@ def mlperf_pipeline(
 ) -> list[dict]:
     """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run.
 
-    A round whose source version is already loaded, with its report on disk, is skipped in seconds.
+    No rounds (None): every round the source holds. A round whose source version is already loaded, with its report
+    on disk, is skipped in seconds.
     """
     logger = get_run_logger()
+    if rounds is None:
+        rounds = list_rounds(mirror, remote_base)
     summaries = []
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)

@@ -7,9 +7,9 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.pipeline import mlperf_pipeline
-from mlperf_scaling.settings import DEFAULT_ROUNDS, PUBLIC_REMOTE_BASE
+from mlperf_scaling.settings import PUBLIC_REMOTE_BASE
 from tasks.ingest_steps import loaded_versions
-from tasks.releases import NEW, CHANGED, compare_with_warehouse, discover_rounds, normalise_remote_base, watch_markdown
+from tasks.releases import CHANGED, NEW, RESCORE, candidate_rounds, compare_with_warehouse, discover_rounds, normalise_remote_base, watch_markdown
 
 
 @task(name="list-remote-rounds", retries=2, retry_delay_seconds=10, timeout_seconds=900, cache_policy=NO_CACHE)
@@ -28,10 +28,10 @@ def watch_releases(
     logger = get_run_logger()
     base = normalise_remote_base(remote_base)
     loaded = loaded_versions(warehouse)
-    known = sorted(set(known_rounds or DEFAULT_ROUNDS) | set(loaded))
+    known = sorted(set(known_rounds or candidate_rounds()) | set(loaded))
     heads = list_remote_rounds(base, known)
     changes = compare_with_warehouse(heads, loaded)
-    to_run = [c.round for c in changes if c.action in (NEW, CHANGED)]
+    to_run = [c.round for c in changes if c.action in (NEW, CHANGED, RESCORE)]
     for change in changes:
         logger.info("%s: head %s, loaded %s: %s", change.round, change.head[:12], (change.loaded_commit or "-")[:12], change.action)
     summaries = mlperf_pipeline(to_run, warehouse, None, base, reports) if to_run else []

@@ -43,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
 
     run = commands.add_parser("run", help="the main job: ingest every configured round")
-    run.add_argument("--rounds", nargs="+", default=list(settings.rounds), help=f"rounds (default: {' '.join(settings.rounds)})")
+    run.add_argument(
+        "--rounds", nargs="+", default=list(settings.rounds) if settings.rounds else None,
+        help="rounds, e.g. v4.1 v5.1 (default: every round the source holds: each training_results_vX.Y of the mirror, "
+        "or every round published at the remote)",
+    )
     run.add_argument("--mirror", type=Path, default=settings.mirror, help="folder of training_results_vX.Y.tar.gz or git repos; else the public repos")
     run.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
     run.add_argument("--remote-base", default=settings.remote_base, help="prefix of the round repositories")

@@ -6,16 +6,15 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The rounds of the offline mirror in ../shared/mlperf; any published round can be named with --rounds.
-DEFAULT_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.1", "v4.0", "v4.1")
 PUBLIC_REMOTE_BASE = "https://github.com/mlcommons/"
 
 
 @dataclass(frozen=True)
 class Settings:
     warehouse: Path = field(default_factory=lambda: Path(os.environ.get("MLPERF_WAREHOUSE", "data/mlperf.duckdb")))
-    rounds: tuple[str, ...] = field(
-        default_factory=lambda: tuple(r for r in os.environ.get("MLPERF_ROUNDS", " ".join(DEFAULT_ROUNDS)).split() if r)
+    # None: every round the source holds (each training_results_vX.Y of the mirror, or every round published)
+    rounds: tuple[str, ...] | None = field(
+        default_factory=lambda: tuple(os.environ["MLPERF_ROUNDS"].split()) or None if os.environ.get("MLPERF_ROUNDS") else None
     )
     mirror: Path | None = field(default_factory=lambda: Path(os.environ["MLPERF_MIRROR"]) if os.environ.get("MLPERF_MIRROR") else None)
     remote_base: str = field(default_factory=lambda: os.environ.get("MLPERF_REMOTE_BASE", PUBLIC_REMOTE_BASE))

@@ -19,6 +19,7 @@ class EfficiencySchema(pa.DataFrameModel):
     accelerator_model: str = pa.Field()
     accelerator_vendor: Optional[str] = pa.Field(nullable=True)
     accelerator_family: Optional[str] = pa.Field(nullable=True)
+    accelerator_family_inferred: Optional[bool] = pa.Field(nullable=True)
     accelerators: int = pa.Field(gt=0)
     number_of_nodes: Optional[int] = pa.Field(nullable=True, ge=0)
     time_to_train_min: float = pa.Field(gt=0)

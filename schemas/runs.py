@@ -30,6 +30,7 @@ class RunsSchema(pa.DataFrameModel):
     time_to_train_min: Optional[float] = pa.Field(nullable=True)
     is_valid: bool = pa.Field()
     invalid_reason: Optional[str] = pa.Field(nullable=True)
+    failed_rule: Optional[str] = pa.Field(nullable=True)
 
     @pa.dataframe_check(error="a valid run needs a positive time to train")
     def valid_runs_have_positive_time(cls, data) -> bool:

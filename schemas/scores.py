@@ -24,9 +24,9 @@ class ScoresSchema(pa.DataFrameModel):
     scaling_factor: Optional[float] = pa.Field(nullable=True, gt=0)
     n_runs: int = pa.Field(ge=0)
     n_valid: int = pa.Field(ge=0)
-    n_required: int = pa.Field(ge=1)
+    n_required: Optional[int] = pa.Field(nullable=True, ge=1)
     n_missing: int = pa.Field(ge=0)
-    status: str = pa.Field(isin=["scored", "scored_incomplete", "not_scored"])
+    status: str = pa.Field(isin=["scored", "scored_incomplete", "scored_unchecked", "not_scored"])
     status_reason: Optional[str] = pa.Field(nullable=True)
     energy_j: Optional[float] = pa.Field(nullable=True, gt=0)
 

@@ -28,7 +28,8 @@ from schemas.validate import split_valid_rows
 from tasks.artifacts import artifact_key, rejections_markdown
 from tasks.copy_notes import load_copy_notes, notes_folder_for
 from tasks.read_round import RoundData, read_round
-from tasks.sources import Provenance, Source, open_source, resolve_source, source_version
+from tasks.rules import RULES_DISTRIBUTION, rules_for_round, rules_version
+from tasks.sources import Provenance, Source, SourceError, open_source, resolve_source, source_version
 from warehouse.connection import connect, open_writer, writer_lock
 from warehouse.load import record_ingestion, replace_round
 from warehouse.read import read_query
@@ -109,6 +110,9 @@ def read_round_from_source(
     if provenance.commit is None and notes.source_commit:
         # a mirror's archive: its sha256 names the bytes, the manifest names the repository commit
         provenance.commit = notes.source_commit
+    if data.rules.note:
+        # never silent: the one line that says how this round's runs were judged, and what would change it
+        (logger.warning if data.rules.coverage.value == "newer" else logger.info)("%s: %s", source.round, data.rules.note)
     logger.info(
         "%s: %d files, %d systems, %d runs, %d scores, %d rejections in %.1f s",
         source.round, data.n_files, data.systems.height, data.runs.height, data.scores.height, data.rejections.height, data.seconds,
@@ -146,6 +150,10 @@ def ingestion_row(
 
     runs = frames.get("runs")
     scores = frames.get("scores")
+    try:
+        rules = data.rules if data else rules_for_round(source.round)
+    except ValueError:  # not a round name: the failure row says so in its message
+        rules = None
     row = {
         "ingestion_id": str(uuid.uuid4()),
         "round": source.round,
@@ -157,6 +165,9 @@ def ingestion_row(
         "finished_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None),
         "status": status,
         "message": message,
+        "ruleset": rules.ruleset if rules else None,
+        "rules_package": f"{RULES_DISTRIBUTION} {rules_version()}",
+        "rules_coverage": rules.coverage.value if rules else None,
         "n_files": data.n_files if data else 0,
         "n_bytes": data.n_bytes if data else 0,
         "n_power_logs": data.n_power_logs if data else 0,
@@ -175,7 +186,9 @@ def ingestion_row(
 def load_round(result: ReadResult, frames: dict[str, pl.DataFrame], warehouse: str) -> dict[str, object]:
     """Replace the round in the warehouse in one transaction and record the ingestion."""
     logger = _logger()
-    ingestion = ingestion_row(result.source, result.provenance, result.started_at, "succeeded", frames=frames, data=result.data)
+    ingestion = ingestion_row(
+        result.source, result.provenance, result.started_at, "succeeded", message=result.data.rules.note, frames=frames, data=result.data
+    )
     with open_writer(warehouse, say=logger.warning) as connection:
         replace_round(connection, result.source.round, frames, ingestion)
     summary = ingestion.to_dicts()[0]
@@ -225,9 +238,11 @@ def loaded_versions(warehouse: str) -> dict[str, dict]:
 
 
 def is_unchanged(loaded: dict | None, version: Provenance) -> bool:
-    """True when the warehouse already holds this exact version of the round."""
+    """True when the warehouse already holds this exact version of the round, judged by the rules installed now."""
     if loaded is None:
         return False
+    if loaded.get("rules_package") != f"{RULES_DISTRIBUTION} {rules_version()}":
+        return False  # a new rules package may judge the same logs differently (or at all): score them again
     if version.commit is not None and loaded["source_commit"] == version.commit:
         return True
     return version.sha256 is not None and loaded["source_sha256"] == version.sha256
@@ -238,6 +253,26 @@ def check_loaded(warehouse: str, round_name: str, version: Provenance) -> dict |
     """The loaded ingestion of this round if it has the same version, else None."""
     loaded = loaded_versions(warehouse).get(round_name)
     return loaded if is_unchanged(loaded, version) else None
+
+
+@task(name="list-rounds", retries=2, retry_delay_seconds=10, timeout_seconds=900, cache_policy=NO_CACHE)
+def list_rounds(mirror: str | None, remote_base: str) -> list[str]:
+    """Every round a source holds: each training_results_vX.Y of the mirror, else every round published at the remote."""
+    from tasks.releases import candidate_rounds, discover_rounds, normalise_remote_base, rounds_in_mirror
+
+    logger = _logger()
+    if mirror is not None:
+        rounds = rounds_in_mirror(Path(mirror))
+        if not rounds:
+            raise SourceError(f"{mirror} holds no training_results_vX.Y.tar.gz or training_results_vX.Y repository")
+        logger.info("every round in the mirror %s: %s", mirror, " ".join(rounds))
+        return rounds
+    base = normalise_remote_base(remote_base)
+    rounds = list(discover_rounds(base, candidate_rounds()))
+    if not rounds:
+        raise SourceError(f"no training_results_vX.Y repository found at {base}")
+    logger.info("every round published at %s: %s", base, " ".join(rounds))
+    return rounds
 
 
 @task(name="publish-rejections", cache_policy=NO_CACHE)

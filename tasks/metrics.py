@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from tasks.reference import accelerator_table
+from tasks.reference import accelerator_table, classify_accelerator
 
 GROUP = ["round", "benchmark"]
 USABLE_STATUSES = ["scored", "scored_incomplete"]
@@ -27,6 +27,7 @@ EFFICIENCY_COLUMNS = [
     "accelerator_model",
     "accelerator_vendor",
     "accelerator_family",
+    "accelerator_family_inferred",
     "accelerators",
     "number_of_nodes",
     "time_to_train_min",
@@ -62,15 +63,19 @@ def accelerator_model_key(name: pl.Expr) -> pl.Expr:
     )
 
 
-def accelerator_families() -> pl.DataFrame:
-    """The curated mapping of published accelerator names to vendor and family (reference/accelerators.tsv)."""
-    rows = accelerator_table()
+def accelerator_families(names: list[str] | None = None) -> pl.DataFrame:
+    """Vendor and family of published accelerator names: curated (reference/accelerators.tsv), or inferred from the
+    documented name patterns (reference/accelerator_patterns.tsv) for a name not curated yet. Default: the curated names."""
+    found = [classify_accelerator(name) for name in (names if names is not None else [row[0] for row in accelerator_table()])]
     return pl.DataFrame(
         {
-            "accelerator_model_name": [r[0] for r in rows],
-            "accelerator_vendor": [r[1] or None for r in rows],
-            "accelerator_family": [r[2] or None for r in rows],
-        }
+            "accelerator_model_name": [a.name for a in found],
+            "accelerator_vendor": [a.vendor for a in found],
+            "accelerator_family": [a.family for a in found],
+            "accelerator_family_inferred": [a.inferred for a in found],
+        },
+        schema={"accelerator_model_name": pl.String, "accelerator_vendor": pl.String, "accelerator_family": pl.String,
+                "accelerator_family_inferred": pl.Boolean},
     )
 
 
@@ -127,7 +132,8 @@ def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     usable, exclusions = select_usable(scores)
     if "energy_j" not in usable.columns:
         usable = usable.with_columns(pl.lit(None, dtype=pl.Float64).alias("energy_j"))
-    usable = usable.join(accelerator_families(), on="accelerator_model_name", how="left")
+    names = usable.get_column("accelerator_model_name").drop_nulls().unique().sort().to_list()
+    usable = usable.join(accelerator_families(names), on="accelerator_model_name", how="left")
     usable = usable.with_columns(
         # the same-model reference groups by family where the name is known (H100-SXM5-80GB and "H100 80GB HBM3"
         # alike); an unknown name is never guessed and groups only with its own spelling

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +44,10 @@ _KEPT_KEYS = frozenset(
 )
 
 
+def tuple_of(*fields: Any) -> tuple:
+    return fields
+
+
 @dataclass
 class LogFacts:
     """What one result log says, before any judgement of validity."""
@@ -62,6 +67,10 @@ class LogFacts:
     # (key, value, metadata) of every quality-bearing event, in file order
     quality_events: list[tuple[str, Any, Any]] = field(default_factory=list)
     timing_closed: bool = False  # the official scan stops once it holds a start and a stop
+    n_lines_in_seconds: int = 0  # MLLOG lines with time_s instead of time_ms: the official parser stops on them
+    # (full_string, timestamp, key, value, lineno) of every line whose key is in `keep`, in file order, as the
+    # official parser reads it: value is {"value", "metadata"} for MLLOG, the JSON body for MLL
+    lines: list[tuple[str, float, str, Any, int]] | None = None
 
 
 def detect_format(text: str) -> str | None:
@@ -87,14 +96,15 @@ def _loads(payload: str) -> Any:
             raise ValueError("JSON nested too deeply") from None
 
 
-def parse_log(data: bytes) -> LogFacts:
-    """Parse a whole result log held in memory."""
+def parse_log(data: bytes, keep: frozenset[str] = frozenset(), line_type: Callable[..., Any] = tuple_of) -> LogFacts:
+    """Parse a whole result log held in memory; the lines of the keys in `keep` are kept whole in `lines`,
+    each made by `line_type(full_string, timestamp, key, value, lineno)` (a tuple by default)."""
     text = data.decode("latin-1")
-    facts = LogFacts(log_format=detect_format(text))
+    facts = LogFacts(log_format=detect_format(text), lines=[] if keep else None)
     if facts.log_format == MLLOG:
-        _parse_mllog(text, facts)
+        _parse_mllog(text, facts, keep, line_type)
     elif facts.log_format == MLL:
-        _parse_mll(text, facts)
+        _parse_mll(text, facts, keep, line_type)
     elif facts.log_format == MLP:
         _parse_mlp(text, facts)
     return facts
@@ -173,9 +183,9 @@ def _scan_keys_and_times(payloads: list[str]) -> tuple[list[Any], list[Any]]:
     return keys, times
 
 
-def _parse_mllog(text: str, facts: LogFacts) -> None:
+def _parse_mllog(text: str, facts: LogFacts, keep: frozenset[str], line_type: Callable[..., Any]) -> None:
     # Hot path: C code validates every line (JSON whitespace is a subset of what str.rstrip removes,
-    # so unstripped lines parse alike) and only the few kept events are decoded in full.
+    # so unstripped lines parse alike) and only the events some step reads are decoded in full.
     payloads = _marker_lines(text, TOKENS[MLLOG], strip=False)
     facts.n_marker_lines = len(payloads)
     try:
@@ -184,24 +194,33 @@ def _parse_mllog(text: str, facts: LogFacts) -> None:
     except (ValueError, KeyError, TypeError, IndexError, RuntimeError):
         regular = False
     if not regular:
-        _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts)
+        _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts, keep, line_type)
         return
-    for i in [i for i, key in enumerate(keys) if key in _KEPT_KEYS]:
+    wanted = _KEPT_KEYS | keep
+    lines = facts.lines
+    for i in [i for i, key in enumerate(keys) if key in wanted]:
         event = _loads(payloads[i])  # simdjson accepted it, so json accepts it too
-        metadata = event.get("metadata")
-        status = metadata.get("status") if isinstance(metadata, dict) else None
-        _record(facts, keys[i], float(times[i]), event.get("value"), status, metadata)
+        key, time, metadata = keys[i], float(times[i]), event.get("metadata")
+        if key in keep:
+            lines.append(line_type(payloads[i].rstrip(), time, key, {"value": event.get("value"), "metadata": metadata}, i))
+        if key in _KEPT_KEYS:
+            status = metadata.get("status") if isinstance(metadata, dict) else None
+            _record(facts, key, time, event.get("value"), status, metadata)
 
 
-def _parse_mllog_line_by_line(payloads: list[str], facts: LogFacts) -> None:
+def _parse_mllog_line_by_line(payloads: list[str], facts: LogFacts, keep: frozenset[str], line_type: Callable[..., Any]) -> None:
     """The exact path: json.loads decides what orjson refused, odd events are repaired or counted as errors."""
-    for payload in payloads:
+    for lineno, payload in enumerate(payloads):
         event = _repair_event(facts, payload, _loads_or_none(facts, payload))
-        if event is None or event["key"] not in _KEPT_KEYS:
+        if event is None:
             continue
+        key = event["key"]
         metadata = event.get("metadata")
-        status = metadata.get("status") if isinstance(metadata, dict) else None
-        _record(facts, event["key"], event["__time"], event.get("value"), status, metadata)
+        if key in keep:
+            facts.lines.append(line_type(payload, event["__time"], key, {"value": event.get("value"), "metadata": metadata}, lineno))
+        if key in _KEPT_KEYS:
+            status = metadata.get("status") if isinstance(metadata, dict) else None
+            _record(facts, key, event["__time"], event.get("value"), status, metadata)
 
 
 def _loads_or_none(facts: LogFacts, payload: str) -> Any:
@@ -226,32 +245,35 @@ def _repair_event(facts: LogFacts, payload: str, event: Any) -> dict | None:
             time = float(event["time_ms"])
         else:  # v0.7 Alibaba writes seconds
             time = float(event["time_s"]) * 1000.0
+            facts.n_lines_in_seconds += 1
     except (KeyError, TypeError, ValueError):
         _error(facts, payload, "no usable time_ms")
         return None
     return {**event, "__time": time}
 
 
-def _parse_mll(text: str, facts: LogFacts) -> None:
-    for payload in _marker_lines(text, TOKENS[MLL]):
+def _parse_mll(text: str, facts: LogFacts, keep: frozenset[str], line_type: Callable[..., Any]) -> None:
+    for lineno, payload in enumerate(_marker_lines(text, TOKENS[MLL])):
         facts.n_marker_lines += 1
         match = _MLL_LINE.match(payload)
         if match is None:
             _error(facts, payload, "does not match the :::MLL line grammar")
             continue
         try:
-            time = float(match.group(1)) * 1000.0
+            seconds = float(match.group(1))
             body = _loads(match.group(3))
         except ValueError as exc:
             _error(facts, payload, f"not JSON ({exc})")
             continue
         key = match.group(2)
+        if key in keep:  # the official v0.6 parser keeps the whole JSON body and the time in seconds
+            facts.lines.append(line_type(payload, seconds, key, body, lineno))
         if key not in _KEPT_KEYS:
             continue
         value = body.get("value") if isinstance(body, dict) else body
         metadata = body.get("metadata") if isinstance(body, dict) else None
         status = metadata.get("status") if isinstance(metadata, dict) else None
-        _record(facts, key, time, value, status)
+        _record(facts, key, seconds * 1000.0, value, status)
 
 
 def _parse_mlp(text: str, facts: LogFacts) -> None:

@@ -7,6 +7,7 @@ processes in batches, with a cap on the bytes in flight so memory stays bounded.
 from __future__ import annotations
 
 import atexit
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -16,8 +17,10 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+from tasks.compliance import Failure, check_log
 from tasks.energy import PowerSummary, parse_power_log, summarize_power
 from tasks.parse_logs import LogFacts, parse_log
+from tasks.rules import Ruleset, load_ruleset, log_line_class
 
 BATCH_BYTES = 4 * 1024 * 1024
 MAX_IN_FLIGHT_BYTES = 128 * 1024 * 1024
@@ -27,15 +30,39 @@ RESULT = "result"
 POWER = "power"
 
 
-def parse_batch(logs: list[tuple[str, bytes]]) -> list[tuple[LogFacts | PowerSummary, str]]:
-    """Worker entry point: the parsed content and the content hash of each (kind, bytes).
+Parsed = tuple[LogFacts | PowerSummary, list[Failure] | None, str]
 
-    A power log comes back summarized: its readings stay in the worker.
+
+def parse_batch(logs: list[tuple[str, bytes]], ruleset: str | None = None) -> list[Parsed]:
+    """Worker entry point: (parsed content, compliance failures, content hash) of each (kind, bytes).
+
+    With a ruleset, each result log is also judged by its compliance rules here, where its lines are, and only
+    the failures travel back. A power log comes back summarized: its readings stay in the worker.
     """
-    return [
-        (parse_log(data) if kind == RESULT else summarize_power(parse_power_log(data)), hashlib.sha256(data).hexdigest())
-        for kind, data in logs
-    ]
+    rules = load_ruleset(ruleset) if ruleset else None
+    parsed: list[Parsed] = []
+    # Millions of short-lived, acyclic dicts per batch: the cycle collector would only walk them again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for kind, data in logs:
+            parsed.append(_parse_one(kind, data, rules))
+    finally:
+        if collecting:
+            gc.enable()
+    return parsed
+
+
+def _parse_one(kind: str, data: bytes, rules: Ruleset | None) -> Parsed:
+    sha = hashlib.sha256(data).hexdigest()
+    if kind != RESULT:
+        return summarize_power(parse_power_log(data)), None, sha
+    if rules is None:
+        return parse_log(data), None, sha
+    facts = parse_log(data, rules.keys, log_line_class(rules.name))
+    lines, facts.lines = facts.lines or [], None  # thousands of lines per log: they stay in the worker
+    n_read = facts.n_marker_lines - facts.n_parse_errors
+    return facts, check_log(lines, n_read, facts.n_parse_errors, facts.first_parse_error, rules), sha
 
 
 _shared: dict[int, ProcessPoolExecutor] = {}
@@ -81,14 +108,15 @@ class LogParser:
     Small sources never start a process: the pool starts with the first full batch.
     """
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, ruleset: str | None = None):
         self._workers = default_workers() if workers is None else workers
+        self._ruleset = ruleset  # judge result logs by these compliance rules; None: parse only
         self._executor: ProcessPoolExecutor | None = None
         self._batch: list[tuple[str, bytes]] = []
         self._batch_bytes = 0
         self._pending: deque[tuple[Future | list, int]] = deque()
         self._in_flight = 0
-        self._results: list[tuple[LogFacts | PowerSummary, str]] = []
+        self._results: list[Parsed] = []
 
     def add(self, data: bytes, kind: str = RESULT) -> None:
         self._batch.append((kind, data))
@@ -102,11 +130,11 @@ class LogParser:
         batch, size = self._batch, self._batch_bytes
         self._batch, self._batch_bytes = [], 0
         if self._workers < 2:
-            self._pending.append((parse_batch(batch), 0))
+            self._pending.append((parse_batch(batch, self._ruleset), 0))
             return
         if self._executor is None:
             self._executor = _executor(self._workers)
-        self._pending.append((self._executor.submit(parse_batch, batch), size))
+        self._pending.append((self._executor.submit(parse_batch, batch, self._ruleset), size))
         self._in_flight += size
         while self._in_flight > MAX_IN_FLIGHT_BYTES:
             self._collect_oldest()
@@ -116,11 +144,11 @@ class LogParser:
         self._results.extend(pending.result() if isinstance(pending, Future) else pending)
         self._in_flight -= size
 
-    def results(self) -> list[tuple[LogFacts | PowerSummary, str]]:
+    def results(self) -> list[Parsed]:
         """All results, in the order the logs were added."""
         if self._executor is None and not self._pending:
             # nothing was big enough for a pool: parse here
-            self._results.extend(parse_batch(self._batch))
+            self._results.extend(parse_batch(self._batch, self._ruleset))
             self._batch, self._batch_bytes = [], 0
         else:
             self._flush()

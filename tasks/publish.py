@@ -122,6 +122,7 @@ def render_index(
     if source:
         version = source.get("source_commit") or source.get("source_sha256") or ""
         provenance = f"<p class='source'>Data: {html.escape(str(source.get('source')))} ({html.escape(str(version))}), loaded {html.escape(str(source.get('finished_at')))}.</p>"
+        provenance += _rules_line(source)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>MLPerf Training {html.escape(round_name)}: scaling analysis</title>
@@ -149,6 +150,18 @@ reference within one accelerator model. Highlighted rows are the reference.</p>
 <section><h2>Left out</h2>{excluded or '<p>Nothing.</p>'}</section>
 </body></html>
 """
+
+
+def _rules_line(source: dict) -> str:
+    """How the round's runs were judged, in one line; a warning where the rules installed are older than the round."""
+    coverage, ruleset, package = source.get("rules_coverage"), source.get("ruleset"), source.get("rules_package")
+    if coverage is None:
+        return ""
+    if coverage == "checked":
+        return (f"<p class='source'>Runs judged by every compliance rule of ruleset {html.escape(str(ruleset))} "
+                f"({html.escape(str(package))}), as the MLCommons checker judges them.</p>")
+    css = "note" if coverage == "newer" else "source"
+    return f"<p class='{css}'>Rules: {html.escape(str(source.get('message') or coverage))}</p>"
 
 
 def write_index(folder: Path, page: str) -> Path:

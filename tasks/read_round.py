@@ -19,9 +19,10 @@ from tasks.copy_notes import CopyNotes
 from tasks.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, Member, classify
 from tasks.parse_logs import LogFacts
 from tasks.energy import EnergyError, PowerSummary, energy_score, run_energy_j
+from tasks.compliance import Failure
 from tasks.parse_pool import POWER, RESULT, LogParser
 from tasks.parse_systems import SystemRecord, SystemsJsonError, parse_system
-from tasks.reference import benchmark_info
+from tasks.rules import RoundRules, benchmark_rules, rules_for_round
 from tasks.scoring import NOT_SCORED, judge_run, score_group
 from tasks.sources import MemberStream
 
@@ -36,6 +37,7 @@ STAGE_SCORE = "score"
 class ParsedRun:
     member: Member
     facts: LogFacts
+    failures: list[Failure] | None  # compliance failures, where the round's rules are checked
     size: int
     sha256: str
 
@@ -45,6 +47,7 @@ class RoundData:
     """Everything read from one round, as frames ready for validation."""
 
     round: str
+    rules: RoundRules
     systems: pl.DataFrame
     runs: pl.DataFrame
     scores: pl.DataFrame
@@ -60,8 +63,9 @@ class RoundData:
 class _Collector:
     def __init__(self, round_name: str, notes: CopyNotes, workers: int | None = None):
         self.round = round_name
+        self.rules = rules_for_round(round_name)
         self.notes = notes
-        self.parser = LogParser(workers)
+        self.parser = LogParser(workers, self.rules.ruleset if self.rules.checked else None)
         self.log_members: list[tuple[str, Member, int]] = []  # (kind, member, size), in parser order
         self.runs: list[ParsedRun] = []
         # (submitter, system, benchmark) -> result name -> {"node": [...], "sw": [...]}
@@ -76,9 +80,9 @@ class _Collector:
 
     def finish_parsing(self) -> None:
         results = self.parser.results()
-        for (kind, member, size), (parsed, sha) in zip(self.log_members, results, strict=True):
+        for (kind, member, size), (parsed, failures, sha) in zip(self.log_members, results, strict=True):
             if kind == RESULT:
-                self.runs.append(ParsedRun(member, parsed, size, sha))
+                self.runs.append(ParsedRun(member, parsed, failures, size, sha))
                 continue
             # power/<result name>/node_<k>.txt or sw_<k>.txt, as the official tool globs them
             run_name, file_name = member.path.split("/power/", 1)[1].split("/")[-2:]
@@ -210,20 +214,13 @@ def _energy(c: _Collector, group_runs: dict, scaling_by_group: dict) -> tuple[li
         if problem is not None:
             c.reject(f"{submitter}/results/{system}/{benchmark}/power", STAGE_SCORE, f"energy not computed: {problem}")
             continue
-        info = benchmark_info(benchmark, c.round)
+        info = benchmark_rules(benchmark, c.rules)
         n_invalid = len(runs) - len(valid)
         unscaled = energy_score(times, energies, n_invalid, info.max_dropped) if n_invalid <= info.max_dropped else None
         factor = scaling_by_group.get(key, (1.0, None))[0]
         if unscaled is not None and factor is not None:
             scores[key] = unscaled * factor
     return rows, scores
-
-
-def unknown_benchmark_reason(benchmark: str) -> str:
-    return (
-        f"unknown benchmark folder {benchmark!r}: not an MLPerf Training benchmark this version knows "
-        "(add it to mlperf_scaling/reference/benchmarks.tsv)"
-    )
 
 
 def _v05_system_names(collector: _Collector) -> dict[tuple[str, str, str | None], str]:
@@ -272,11 +269,12 @@ def _assemble(c: _Collector) -> RoundData:
         if benchmark is None:
             c.reject(m.path, STAGE_LAYOUT, "result log outside a benchmark folder, and the log does not name its benchmark")
             continue
-        if not benchmark_info(benchmark, c.round).known:
-            c.reject(m.path, STAGE_LAYOUT, unknown_benchmark_reason(benchmark))
+        info = benchmark_rules(benchmark, c.rules)
+        if not info.accepted:
+            c.reject(m.path, STAGE_LAYOUT, info.note)
             continue
         system = system_of(m)
-        verdict = judge_run(facts, c.round, benchmark)
+        verdict = judge_run(facts, run.failures, c.rules)
         groups[(m.submitter, system, benchmark)].append(verdict)
         group_runs[(m.submitter, m.system, benchmark)].append((run, verdict))
         if not verdict.valid:
@@ -287,7 +285,7 @@ def _assemble(c: _Collector) -> RoundData:
                 "submitter": m.submitter,
                 "system": system,
                 "benchmark": benchmark,
-                "benchmark_canonical": benchmark_info(benchmark, c.round).canonical_name,
+                "benchmark_canonical": info.canonical_name,
                 "path": m.path,
                 "file_name": m.path.rsplit("/", 1)[-1],
                 "bytes": run.size,
@@ -305,6 +303,7 @@ def _assemble(c: _Collector) -> RoundData:
                 "time_to_train_min": verdict.time_to_train_min,
                 "is_valid": verdict.valid,
                 "invalid_reason": verdict.reason,
+                "failed_rule": verdict.failed_rule,
             }
         )
 
@@ -314,7 +313,7 @@ def _assemble(c: _Collector) -> RoundData:
             missing_by_group[(m.submitter, system_of(m), m.benchmark)] += 1
     scaling_by_group = {}
     for key, value in c.scaling.items():  # never in a v0.5 layout, so its system names need no qualification
-        if benchmark_info(key[2], c.round).known:
+        if benchmark_rules(key[2], c.rules).accepted:
             scaling_by_group[key] = value
 
     energy_rows, energy_by_group = _energy(c, group_runs, scaling_by_group)
@@ -323,7 +322,8 @@ def _assemble(c: _Collector) -> RoundData:
     for key in sorted(set(groups) | set(missing_by_group) | set(scaling_by_group)):
         submitter, system, benchmark = key
         factor, scaling_problem = scaling_by_group.get(key, (1.0, None))
-        result = score_group(groups.get(key, []), benchmark, c.round, factor or 1.0, missing_by_group.get(key, 0))
+        info = benchmark_rules(benchmark, c.rules)
+        result = score_group(groups.get(key, []), info, c.rules, factor or 1.0, missing_by_group.get(key, 0))
         status, reason, scaled = result.status, result.status_reason, result.time_to_train_min
         if scaling_problem is not None and scaled is not None:
             status, reason, scaled = NOT_SCORED, scaling_problem, None
@@ -337,7 +337,7 @@ def _assemble(c: _Collector) -> RoundData:
                 "submitter": submitter,
                 "system": system,
                 "benchmark": benchmark,
-                "benchmark_canonical": benchmark_info(benchmark, c.round).canonical_name,
+                "benchmark_canonical": info.canonical_name,
                 "division": record.division if record else None,
                 "availability": record.availability if record else None,
                 "system_name": record.system_name if record else None,
@@ -359,6 +359,7 @@ def _assemble(c: _Collector) -> RoundData:
 
     return RoundData(
         round=c.round,
+        rules=c.rules,
         systems=pl.DataFrame(systems_rows, schema=SYSTEMS_FRAME_SCHEMA),
         runs=pl.DataFrame(run_rows, schema=RUNS_FRAME_SCHEMA),
         scores=pl.DataFrame(score_rows, schema=SCORES_FRAME_SCHEMA),
@@ -414,6 +415,7 @@ RUNS_FRAME_SCHEMA = {
     "time_to_train_min": pl.Float64,
     "is_valid": pl.Boolean,
     "invalid_reason": pl.String,
+    "failed_rule": pl.String,
 }
 SCORES_FRAME_SCHEMA = {
     "round": pl.String,

@@ -12,11 +12,13 @@ from pathlib import Path
 
 from mlperf_scaling.settings import repository_name
 from tasks.reference import round_key
+from tasks.rules import RULES_DISTRIBUTION, installed_rulesets, rules_for_round, rules_version
 from tasks.sources import SourceError, remote_head
 
 NEW = "new"
 CHANGED = "changed"
 UNCHANGED = "unchanged"
+RESCORE = "new rules"  # same data, but loaded under another rules package: judged again
 
 
 def normalise_remote_base(prefix: str) -> str:
@@ -24,6 +26,27 @@ def normalise_remote_base(prefix: str) -> str:
     if not re.match(r"^[a-z][a-z0-9+.-]*://", prefix) and not prefix.startswith("git@"):
         prefix = Path(prefix).expanduser().resolve().as_uri()
     return prefix if prefix.endswith(("/", ":")) else prefix + "/"
+
+
+_ROUND_SOURCE = re.compile(r"^training_results_(v\d+\.\d+)(\.tar\.gz)?$")
+
+
+def rounds_in_mirror(mirror: Path) -> list[str]:
+    """Every round a mirror folder holds, as training_results_vX.Y.tar.gz or a training_results_vX.Y repository."""
+    found = set()
+    for entry in mirror.iterdir():
+        match = _ROUND_SOURCE.match(entry.name)
+        if match and (entry.is_file() if match.group(2) else entry.is_dir()):
+            found.add(match.group(1))
+    return sorted(found, key=round_key)
+
+
+def candidate_rounds() -> list[str]:
+    """The rounds to look for at a remote: v0.5, and one per ruleset of the installed rules (v0.6 ... v6.1).
+
+    Discovery then probes the next version names after the newest found, so a round newer than the rules is found too.
+    """
+    return ["v0.5", *(f"v{ruleset.rsplit('.', 1)[0]}" for ruleset in installed_rulesets())]
 
 
 def next_round_names(round_name: str) -> list[str]:
@@ -60,11 +83,20 @@ class RoundChange:
 
 
 def compare_with_warehouse(heads: dict[str, str], loaded: dict[str, dict]) -> list[RoundChange]:
+    """New, changed, rules changed (the pin moved since it was loaded) or unchanged, per round found."""
+    installed = f"{RULES_DISTRIBUTION} {rules_version()}"
     changes = []
     for round_name, head in heads.items():
         row = loaded.get(round_name)
         commit = row["source_commit"] if row else None
-        action = NEW if row is None else (UNCHANGED if commit == head else CHANGED)
+        if row is None:
+            action = NEW
+        elif commit != head:
+            action = CHANGED
+        elif row.get("rules_package") != installed:
+            action = RESCORE
+        else:
+            action = UNCHANGED
         changes.append(RoundChange(round_name, head, commit, action))
     return changes
 
@@ -76,11 +108,18 @@ def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[s
         f"Remote: `{remote_base}training_results_vX.Y`. {len(changes)} rounds found; pipeline started for "
         f"{', '.join(started) if started else 'none'}.",
         "",
-        "| round | remote head | loaded commit | action |",
-        "|---|---|---|---|",
+        "| round | remote head | loaded commit | action | rules |",
+        "|---|---|---|---|---|",
     ]
+    notes = []
     for change in changes:
+        rules = rules_for_round(change.round)
         lines.append(
-            f"| {change.round} | `{change.head[:12]}` | {f'`{change.loaded_commit[:12]}`' if change.loaded_commit else '-'} | {change.action} |"
+            f"| {change.round} | `{change.head[:12]}` | {f'`{change.loaded_commit[:12]}`' if change.loaded_commit else '-'} "
+            f"| {change.action} | {rules.ruleset} {rules.coverage.value} |"
         )
+        if rules.coverage.value == "newer":
+            notes.append(f"- **{change.round}**: {rules.note}")
+    if notes:
+        lines += ["", "Rounds newer than the rules installed (never silent):", "", *notes]
     return "\n".join(lines)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tasks.compliance import Failure, describe
 from tasks.parse_logs import MLLOG, LogFacts
-from tasks.reference import benchmark_info, meets_target, quality_target
+from tasks.rules import BenchmarkRules, RoundRules, RulesCoverage
 
 
 @dataclass(frozen=True)
@@ -17,29 +18,38 @@ class RunVerdict:
     valid: bool
     time_to_train_min: float | None
     reason: str | None  # why the run does not count; None for a valid run
+    failed_rule: str | None = None  # the first compliance rule it breaks: training_5.1.0/common.yaml:init_stop
 
 
-def judge_run(facts: LogFacts, round_name: str, benchmark: str) -> RunVerdict:
-    """Apply the official validity rules to one parsed log."""
+def judge_run(facts: LogFacts, failures: list[Failure] | None, rules: RoundRules) -> RunVerdict:
+    """Whether one parsed log counts: by its compliance failures where the round's rules are checked,
+    by the generic rules (run_stop success, no corrupt line) otherwise."""
     if facts.log_format is None:
         return RunVerdict(False, None, "no MLPerf log lines in the file")
     minutes = None
     if facts.run_start_ms is not None and facts.run_stop_ms is not None:
         minutes = (facts.run_stop_ms - facts.run_start_ms) / 60 / 1000
+    if rules.checked:
+        if failures:
+            return RunVerdict(False, minutes, describe(failures), failures[0].rule)
+        if facts.n_lines_in_seconds and facts.run_stop_status != "success":
+            # The official parser stops on time_s lines (v0.7 Alibaba), so MLCommons' tool gives no verdict here;
+            # the published v0.7 scores count such a run only when its run_stop reports success.
+            status = facts.run_stop_status if facts.run_stop_status is not None else "none"
+            return RunVerdict(False, minutes, f"run_stop does not report success (status: {status}); the official "
+                              "checker cannot read this log's time_s lines, and the published scores count only successful runs")
+        return _timing_verdict(facts, minutes)
     if facts.log_format == MLLOG and facts.n_parse_errors:
         # checked first: an unreadable line is often why run_start or run_stop seems missing
         return RunVerdict(
             False,
             minutes,
-            f"{facts.n_parse_errors} MLLOG line(s) do not parse, which invalidates the run "
+            f"{facts.n_parse_errors} line(s) do not parse, which invalidates the run "
             f"(first: {facts.first_parse_error})",
         )
-    if facts.run_start_ms is None:
-        return RunVerdict(False, minutes, "run_start missing")
-    if facts.run_stop_ms is None:
-        return RunVerdict(False, minutes, "run_stop missing")
-    if minutes <= 0:
-        return RunVerdict(False, minutes, "run_stop is not after run_start")
+    timing = _timing_verdict(facts, minutes)
+    if not timing.valid:
+        return timing
     if facts.run_stop_status is None and facts.eval_target is not None:
         # v0.5 NVIDIA logs end with a bare run_stop: the logged eval_target decides.
         if _reaches_eval_target(facts):
@@ -48,32 +58,18 @@ def judge_run(facts: LogFacts, round_name: str, benchmark: str) -> RunVerdict:
     if facts.run_stop_status != "success":
         status = facts.run_stop_status if facts.run_stop_status is not None else "none"
         return RunVerdict(False, minutes, f"run_stop does not report success (status: {status})")
-    if facts.log_format == MLLOG:
-        target = quality_target(round_name, benchmark)
-        if target is not None and not any(
-            meets_target(target.condition, value, facts.global_batch_size)
-            for value in _target_values(facts, target.key)
-        ):
-            return RunVerdict(False, minutes, f"quality target not reached: no {target.key} with {target.condition}")
     return RunVerdict(True, minutes, None)
 
 
-def _target_values(facts: LogFacts, key: str) -> list[Any]:
-    """Values the quality condition is tried on, one per event of the target's key."""
-    if key != "aggregated_eval_accuracy":
-        return [value for event_key, value, _ in facts.quality_events if event_key == key]
-    # Stable Diffusion logs FID and CLIP as separate eval_accuracy events; the official checker
-    # joins them per evaluation point (samples_count, or step_num in older logs) into one value.
-    aggregated: dict[Any, dict[str, Any]] = {}
-    for event_key, value, metadata in facts.quality_events:
-        if event_key == "aggregated_eval_accuracy":
-            aggregated[("logged", len(aggregated))] = value
-            continue
-        if event_key != "eval_accuracy" or not isinstance(metadata, dict) or "metric" not in metadata:
-            continue
-        point = metadata.get("samples_count", metadata.get("step_num"))
-        aggregated.setdefault(point, {})[metadata["metric"]] = value
-    return list(aggregated.values())
+def _timing_verdict(facts: LogFacts, minutes: float | None) -> RunVerdict:
+    """The summarizer drops a run without run_start or run_stop; a stop not after its start is a judgement of ours."""
+    if facts.run_start_ms is None:
+        return RunVerdict(False, minutes, "run_start missing")
+    if facts.run_stop_ms is None:
+        return RunVerdict(False, minutes, "run_stop missing")
+    if minutes <= 0:
+        return RunVerdict(False, minutes, "run_stop is not after run_start")
+    return RunVerdict(True, minutes, None)
 
 
 def _reaches_eval_target(facts: LogFacts) -> bool:
@@ -105,6 +101,7 @@ def olympic_average(times: list[float], n_invalid: int, max_dropped: int) -> flo
 
 SCORED = "scored"
 SCORED_INCOMPLETE = "scored_incomplete"  # a score, but from fewer logs than the rules require
+SCORED_UNCHECKED = "scored_unchecked"  # a score by the generic rules: the round is newer than the rules installed
 NOT_SCORED = "not_scored"
 
 
@@ -114,7 +111,7 @@ class GroupScore:
     time_to_train_unscaled_min: float | None
     n_runs: int
     n_valid: int
-    n_required: int
+    n_required: int | None
     max_dropped: int
     status: str
     status_reason: str | None
@@ -122,8 +119,8 @@ class GroupScore:
 
 def score_group(
     verdicts: list[RunVerdict],
-    benchmark: str,
-    round_name: str,
+    info: BenchmarkRules,
+    rules: RoundRules,
     scaling_factor: float,
     n_missing: int = 0,
 ) -> GroupScore:
@@ -132,7 +129,6 @@ def score_group(
     `n_missing` counts logs of this group that the copy lacks (MISSING.txt): they are not
     runs the official tool saw here, but a score without them is flagged.
     """
-    info = benchmark_info(benchmark, round_name)
     times = [v.time_to_train_min for v in verdicts if v.valid]
     n_runs = len(verdicts)
     n_invalid = n_runs - len(times)
@@ -153,7 +149,10 @@ def score_group(
     status = SCORED
     if n_missing:
         status, reason = SCORED_INCOMPLETE, f"{n_missing} log(s) absent from this copy (listed in MISSING.txt)"
-    elif n_runs < info.n_required:
+    elif info.n_required is not None and n_runs < info.n_required:
         status, reason = SCORED_INCOMPLETE, f"{n_runs} logs, {info.n_required} required"
+    if rules.coverage is RulesCoverage.NEWER:
+        notes = [note for note in (reason, info.note, rules.note) if note]
+        status, reason = SCORED_UNCHECKED, "; ".join(notes)
     scaled = unscaled * scaling_factor
     return GroupScore(scaled, unscaled, n_runs, len(times), info.n_required, info.max_dropped, status, reason)

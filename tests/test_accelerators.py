@@ -5,7 +5,7 @@ import pytest
 
 from conftest import ROUNDS, read_shipped_round
 from tasks.metrics import accelerator_families, efficiency_table
-from tasks.reference import accelerator_table
+from tasks.reference import accelerator_table, classify_accelerator
 
 
 def test_every_published_accelerator_name_is_in_the_mapping():
@@ -15,7 +15,7 @@ def test_every_published_accelerator_name_is_in_the_mapping():
         data, _ = read_shipped_round(round_name)
         names |= set(data.systems["accelerator_model_name"].drop_nulls().to_list())
     assert names - known == set(), "add these to mlperf_scaling/reference/accelerators.tsv"
-    assert len(names) == 67
+    assert len(names) == 77  # 67 up to v4.1, 10 more in v5.1 (GB200, GB300, B300, MI355X, ...)
 
 
 @pytest.mark.parametrize(
@@ -27,6 +27,23 @@ def test_every_published_accelerator_name_is_in_the_mapping():
 def test_spellings_map_to_one_family(name, family):
     mapping = dict(zip(accelerator_families()["accelerator_model_name"], accelerator_families()["accelerator_family"], strict=True))
     assert mapping[name] == family
+
+
+@pytest.mark.parametrize(
+    "name, family, form_factor",
+    [("NVIDIA Blackwell Ultra GPU (GB300-NVL72)", "GB300", "superchip"), ("NVIDIA B300-SXM-288GB", "B300", "SXM"),
+     ("AMD Instinct MI355X OAM 288GB", "MI355X", "OAM"), ("TPU-v6e", "TPU Trillium", "board"),
+     ("TPU7x (Ironwood)", "TPU Ironwood", "board"), ("NVIDIA H100 NVL 94GB", "H100", "PCIe")],
+)
+def test_new_names_get_a_family_from_the_documented_patterns_marked_inferred(name, family, form_factor):
+    found = accelerator_families([name]).row(0, named=True)
+    assert (found["accelerator_family"], found["accelerator_family_inferred"]) == (family, True)
+    assert classify_accelerator(name).form_factor == form_factor
+
+
+def test_a_name_no_pattern_knows_has_no_family_and_breaks_nothing():
+    found = classify_accelerator("Quantum Abacus 9000")
+    assert found.family is None and not found.inferred
 
 
 def test_unknown_names_are_reported_not_guessed():

@@ -98,7 +98,7 @@ def test_v41_clemson_logs_absent_from_the_copy_are_reported():
 @pytest.mark.parametrize(
     "round_name, systems, runs, scores",
     [("v0.5", 30, 600, 47), ("v0.6", 32, 430, 63), ("v0.7", 78, 915, 138), ("v1.0", 103, 1279, 149),
-     ("v3.1", 86, 2208, 209), ("v4.0", 97, 2418, 205), ("v4.1", 86, 1309, 154)],
+     ("v3.1", 86, 2208, 209), ("v4.0", 97, 2418, 205), ("v4.1", 86, 1309, 154), ("v5.1", 92, 1669, 185)],
 )
 def test_round_counts(round_name, systems, runs, scores):
     data, provenance = read_shipped_round(round_name)
@@ -131,3 +131,18 @@ def test_parsing_in_worker_processes_gives_the_same_rows_as_parsing_in_process()
         inline = read_round(stream, "v4.1", load_copy_notes(SHARED_MLPERF, "v4.1"), workers=1)
     assert inline.runs.equals(pooled.runs)
     assert inline.scores.equals(pooled.scores)
+
+
+def test_v51_scores_are_judged_by_the_510_rules_in_words():
+    data, _ = read_shipped_round("v5.1")
+    invalid = data.runs.filter(~data.runs["is_valid"])
+    assert invalid.height == 3
+    assert all(rule.startswith("training_5.1.0/") for rule in invalid["failed_rule"])
+    scores = data.scores.filter(data.scores["status"] != "not_scored")
+    assert scores.height == 184 and set(scores["status"]) == {"scored"}
+
+
+def test_v07_alibaba_time_s_logs_count_only_successful_runs_as_published():
+    data, _ = read_shipped_round("v0.7")
+    row = data.scores.filter((data.scores["submitter"] == "Alibaba") & (data.scores["system"] == "v100-1280")).row(0, named=True)
+    assert abs(row["time_to_train_min"] - 1.6910833333333333) < 1e-9 and (row["n_runs"], row["n_valid"]) == (5, 4)

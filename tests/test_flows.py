@@ -62,3 +62,44 @@ def test_every_deployment_entrypoint_imports():
         flow = getattr(module, name)
         assert hasattr(flow, "deploy"), f"{deployment['entrypoint']} is not a Prefect flow"
         assert set(deployment.get("parameters", {})) <= set(flow.parameters.properties)
+
+
+def _archive(folder: Path, round_name: str, data: Path) -> None:
+    with tarfile.open(folder / f"training_results_{round_name}.tar.gz", "w:gz") as out:
+        out.add(data, arcname=f"training_results_{round_name}")
+
+
+def test_every_round_of_a_mirror_is_found_in_round_order(tmp_path, real_slice):
+    from tasks.ingest_steps import list_rounds
+
+    names = ["v0.5", "v0.6", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1"]
+    for name in reversed(names):
+        _archive(tmp_path, name, real_slice)
+    (tmp_path / "training_results_v9.9.tar.gz.partial").write_bytes(b"")  # not a round source
+    (tmp_path / "notes").mkdir()
+    assert list_rounds.fn(str(tmp_path), "https://unused.invalid/") == names
+
+
+def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(prefect_isolated, tmp_path, capsys):
+    from conftest import cut_slice
+    from mlperf_scaling.cli import main
+
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    v51 = cut_slice("v5.1", "ASUSTeK", "ESC_A8A_MI325X", "llama2_70b_lora", tmp_path / "cut")
+    _archive(mirror, "v5.1", v51)
+    _archive(mirror, "v6.2", v51)  # a round newer than the rules installed: same logs, no rules for 6.2.0 yet
+    warehouse = tmp_path / "w.duckdb"
+    assert main(["run", "--mirror", str(mirror), "--warehouse", str(warehouse), "--reports", str(tmp_path / "reports")]) == 0
+    out = capsys.readouterr().out
+    assert "ruleset 6.2.0 is newer than the rules installed (mlperf-logging 4.1.68 ends at 6.1.0)" in out
+    with connect(warehouse, read_only=True) as connection:
+        rows = connection.execute(
+            "select round, status, status_reason, n_required from scores order by round"
+        ).fetchall()
+        rules = connection.execute("select round, ruleset, rules_coverage, rules_package from ingestions order by round").fetchall()
+    assert [(r[0], r[1]) for r in rows] == [("v5.1", "scored"), ("v6.2", "scored_unchecked")]
+    assert "compliance_checker/training_6.2.0 brings the rules" in rows[1][2] and rows[1][3] == 10
+    assert rules == [("v5.1", "5.1.0", "checked", "mlperf-logging 4.1.68"), ("v6.2", "6.2.0", "newer", "mlperf-logging 4.1.68")]
+    page = (tmp_path / "reports" / "v6.2" / "index.html").read_text()
+    assert "ruleset 6.2.0 is newer than the rules installed" in page

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import cut_slice
-from tasks.releases import NEW, UNCHANGED, compare_with_warehouse, next_round_names, normalise_remote_base
+from tasks.releases import CHANGED, NEW, RESCORE, UNCHANGED, compare_with_warehouse, next_round_names, normalise_remote_base, watch_markdown
+from tasks.rules import rules_version
 from warehouse.connection import connect
 
 
@@ -86,8 +87,20 @@ def test_next_round_names_and_bases():
 
 
 def test_compare_with_warehouse():
-    changes = compare_with_warehouse({"v4.1": "abc", "v5.0": "def"}, {"v4.1": {"source_commit": "abc"}})
-    assert [(c.round, c.action) for c in changes] == [("v4.1", UNCHANGED), ("v5.0", NEW)]
+    installed = f"mlperf-logging {rules_version()}"
+    loaded = {
+        "v4.0": {"source_commit": "old", "rules_package": installed},
+        "v4.1": {"source_commit": "abc", "rules_package": installed},
+        "v5.1": {"source_commit": "ghi", "rules_package": "mlperf-logging 4.1.60"},  # judged by older rules
+    }
+    changes = compare_with_warehouse({"v4.0": "new", "v4.1": "abc", "v5.0": "def", "v5.1": "ghi"}, loaded)
+    assert [(c.round, c.action) for c in changes] == [("v4.0", CHANGED), ("v4.1", UNCHANGED), ("v5.0", NEW), ("v5.1", RESCORE)]
+
+
+def test_the_watch_artifact_says_when_a_round_is_newer_than_the_rules():
+    text = watch_markdown("file:///r/", compare_with_warehouse({"v4.1": "abc", "v6.2": "def"}, {}), ["v4.1", "v6.2"])
+    assert "| v6.2 | `def` | - | new | 6.2.0 newer |" in text
+    assert "- **v6.2**: ruleset 6.2.0 is newer than the rules installed (mlperf-logging 4.1.68 ends at 6.1.0)" in text
 
 
 def test_deployments_for_serve_have_the_daily_watch():
@@ -97,4 +110,4 @@ def test_deployments_for_serve_have_the_daily_watch():
     pipeline, watch = build_deployments(Settings())
     assert (pipeline.name, watch.name) == ("pipeline", "watch-releases")
     assert watch.schedules[0].schedule.cron == WATCH_CRON
-    assert pipeline.parameters["rounds"][-1] == "v4.1"
+    assert pipeline.parameters["rounds"] is None  # every round the source holds

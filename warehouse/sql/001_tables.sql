@@ -11,6 +11,9 @@ create table if not exists ingestions (
     finished_at    timestamp not null,
     status         varchar not null,     -- succeeded or failed
     message        varchar,              -- why it failed, or what to know
+    ruleset        varchar,              -- the training ruleset the round is judged by, e.g. 5.1.0
+    rules_package  varchar,              -- the rules installed when it was loaded, e.g. mlperf-logging 4.1.68
+    rules_coverage varchar,              -- checked, set_aside, predates, newer (scores then scored_unchecked)
     n_files        bigint not null,
     n_bytes        bigint not null,
     n_power_logs   bigint not null,
@@ -68,7 +71,8 @@ create table if not exists runs (
     run_stop_status      varchar,
     time_to_train_min    double,
     is_valid             boolean not null,
-    invalid_reason       varchar,
+    invalid_reason       varchar,           -- why the run does not count, in words
+    failed_rule          varchar,           -- first compliance rule broken: training_5.1.0/common.yaml:init_stop
     primary key (round, path)
 );
 
@@ -89,9 +93,9 @@ create table if not exists scores (
     scaling_factor              double,
     n_runs                      bigint not null,  -- result logs present
     n_valid                     bigint not null,
-    n_required                  bigint not null,  -- logs the rules require for this benchmark
+    n_required                  bigint,           -- logs the rules require for this benchmark (null: unknown to the rules)
     n_missing                   bigint not null,  -- logs absent from this copy (MISSING.txt)
-    status                      varchar not null, -- scored, scored_incomplete, not_scored
+    status                      varchar not null, -- scored, scored_incomplete, scored_unchecked, not_scored
     status_reason               varchar,
     primary key (round, submitter, system, benchmark)
 );

@@ -12,6 +12,7 @@ score_counts as (
         count(*) as n_scores,
         count(*) filter (where status = 'scored') as n_scored,
         count(*) filter (where status = 'scored_incomplete') as n_scored_incomplete,
+        count(*) filter (where status = 'scored_unchecked') as n_scored_unchecked,
         count(*) filter (where status = 'not_scored') as n_not_scored
     from scores
     group by round
@@ -32,6 +33,9 @@ final as (
         i.round,
         i.source,
         coalesce(i.source_commit, i.source_sha256) as source_version,
+        i.ruleset,
+        i.rules_package,
+        i.rules_coverage,
         i.finished_at as loaded_at,
         coalesce(y.n_systems, 0) as n_systems,
         coalesce(r.n_runs, 0) as n_runs,
@@ -39,6 +43,7 @@ final as (
         coalesce(s.n_scores, 0) as n_scores,
         coalesce(s.n_scored, 0) as n_scored,
         coalesce(s.n_scored_incomplete, 0) as n_scored_incomplete,
+        coalesce(s.n_scored_unchecked, 0) as n_scored_unchecked,
         coalesce(s.n_not_scored, 0) as n_not_scored,
         coalesce(j.n_rejections, 0) as n_rejections
     from latest_ingestion as i
