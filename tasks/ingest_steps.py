@@ -30,7 +30,7 @@ from tasks.copy_notes import load_copy_notes, notes_folder_for
 from tasks.read_round import RoundData, read_round
 from tasks.rules import RULES_DISTRIBUTION, rules_for_round, rules_version
 from tasks.sources import Provenance, Source, SourceError, open_source, resolve_source, source_version
-from warehouse.connection import connect, open_writer, writer_lock
+from warehouse.connection import connect, is_current, open_writer, writer_lock
 from warehouse.load import record_ingestion, replace_round
 from warehouse.read import read_query
 
@@ -224,8 +224,8 @@ def find_source_version(spec: str, round_name: str | None = None, timeout_s: flo
 
 def loaded_versions(warehouse: str) -> dict[str, dict]:
     """Round -> its latest successful ingestion (source, commit, sha256); empty for a new warehouse."""
-    if not Path(warehouse).exists():
-        return {}
+    if not Path(warehouse).exists() or not is_current(warehouse):
+        return {}  # a warehouse of other table definitions is rebuilt: every round counts as new
     with writer_lock(warehouse):
         connection = connect(warehouse, read_only=True)
         try:

@@ -165,3 +165,21 @@ def test_a_failed_write_leaves_the_warehouse_as_it_was(warehouse_path):
             raise RuntimeError("boom")
     assert _checksums(warehouse_path) == before
     assert not warehouse_path.with_name(warehouse_path.name + ".draft").exists()
+
+
+def test_a_warehouse_of_other_table_definitions_is_rebuilt_and_says_so(warehouse_path):
+    from tasks.ingest_steps import loaded_versions
+
+    _load("v4.1", warehouse_path)
+    assert set(loaded_versions(str(warehouse_path))) == {"v4.1"}
+    with duckdb.connect(str(warehouse_path)) as connection:  # as a warehouse written before this version
+        connection.execute("alter table runs drop column failed_rule")
+        connection.execute("drop table warehouse_info")
+    assert loaded_versions(str(warehouse_path)) == {}  # every round counts as new: the next run reads them again
+    said = []
+    with open_writer(warehouse_path, say=said.append) as connection:
+        assert connection.execute("select count(*) from runs").fetchall() == [(0,)]
+        assert "failed_rule" in {row[0] for row in connection.execute("describe runs").fetchall()}
+    assert said and "rebuilt from scratch" in said[0]
+    _load("v4.1", warehouse_path)
+    assert set(loaded_versions(str(warehouse_path))) == {"v4.1"}

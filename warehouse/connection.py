@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import logging
 import os
 import shutil
@@ -31,9 +32,35 @@ def sql_files() -> list[tuple[str, str]]:
     return [(name, folder.joinpath(name).read_text(encoding="utf-8")) for name in names]
 
 
+def schema_version() -> str:
+    """A digest of the DDL: a warehouse written under other table definitions is rebuilt, not patched."""
+    digest = hashlib.sha256()
+    for name, text in sql_files():
+        digest.update(name.encode() + b"\0" + text.encode())
+    return digest.hexdigest()[:16]
+
+
 def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
     for _name, text in sql_files():
         connection.execute(text)
+    connection.execute("create or replace table warehouse_info as select ?::varchar as schema_version", [schema_version()])
+
+
+def stored_schema_version(path: Path | str) -> str | None:
+    """The schema version a warehouse file was written with; None for a file from before versions were kept."""
+    connection = connect(path, read_only=True)
+    try:
+        found = connection.execute("select count(*) from information_schema.tables where table_name = 'warehouse_info'").fetchall()
+        if not found[0][0]:
+            return None
+        return connection.execute("select schema_version from warehouse_info").fetchall()[0][0]
+    finally:
+        connection.close()
+
+
+def is_current(path: Path | str) -> bool:
+    """True when the warehouse exists and was written with today's table definitions."""
+    return Path(path).exists() and stored_schema_version(path) == schema_version()
 
 
 @contextmanager
@@ -81,7 +108,11 @@ def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyCo
         draft = target.with_name(f"{target.name}.draft")
         for stale in (draft, Path(f"{draft}.wal")):  # left by a writer that was killed
             stale.unlink(missing_ok=True)
-        if target.exists():
+        if target.exists() and not is_current(target):
+            # derived data, all of it re-readable from the sources: start again rather than migrate
+            say(f"warehouse {target} was written by another version of mlperf-scaling (other table definitions): "
+                "it is rebuilt from scratch, and every round is read again")
+        elif target.exists():
             shutil.copyfile(target, draft)
         connection = connect(draft)
         try:
