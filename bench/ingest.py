@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-ROUNDS = ["v0.5", "v0.6", "v0.7", "v1.0", "v3.1", "v4.0", "v4.1"]
 MAX_RATIO = 2.5
 MAX_RSS_BYTES = 2 * 2**30
 # The child prints other things (warnings, logs) too; its result is the line after this marker.
@@ -200,7 +199,7 @@ def report(results: dict[str, tuple[Baseline, Ingest]], repeat: int) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", default="../shared/mlperf", help="folder holding the round archives; relative to the project root")
-    parser.add_argument("--rounds", nargs="+", default=ROUNDS, metavar="vX.Y", help="rounds to measure (default: all seven)")
+    parser.add_argument("--rounds", nargs="+", metavar="vX.Y", help="rounds to measure (default: every round in the mirror)")
     parser.add_argument("--repeat", type=int, default=1, help="measure each round N times and keep the best time")
     parser.add_argument("--child", nargs="+", metavar="ARCHIVE", help=argparse.SUPPRESS)
     parser.add_argument("--warehouse", help=argparse.SUPPRESS)
@@ -211,7 +210,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     mirror = (PROJECT_ROOT / args.mirror).resolve()  # an absolute --mirror stays as given
-    rounds = [r for part in args.rounds for r in part.split(",") if r]
+    if args.rounds:
+        rounds = [r for part in args.rounds for r in part.split(",") if r]
+    else:
+        sys.path.insert(0, str(PROJECT_ROOT))
+        from tasks.releases import rounds_in_mirror
+
+        rounds = rounds_in_mirror(mirror)
     missing = [str(archive_path(mirror, r)) for r in rounds if not archive_path(mirror, r).is_file()]
     if missing:
         parser.error("archive(s) not found: " + ", ".join(missing))

@@ -17,7 +17,7 @@ from typing import Any
 
 from mlperf_logging.compliance_checker.mlp_compliance import all_same, is_integer
 
-from tasks.rules import Code, Ruleset, RuleFile
+from tasks.rules import Code, Ruleset, RuleFile, log_line_class
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,14 @@ def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+# A line as the parser keeps it: (full_string, timestamp, key, value, lineno), the official LogLine's fields in order.
+FULL, TIME, KEY, VALUE, LINENO = range(5)
+
+
 class _Checker:
-    def __init__(self, ruleset: Ruleset):
+    def __init__(self, ruleset: Ruleset, log_line: type):
         self.ruleset = ruleset
+        self.log_line = log_line  # the official LogLine type, built only for code that reads `ll`
         self.log_problems: list[Failure] = []  # unreadable lines, no lines, the checker stopping: said first
         self.keyed: dict[str, Failure] = {}  # the official 'overwritable' messages
         self.others: list[Failure] = []
@@ -69,6 +74,7 @@ class _Checker:
         if not n_lines:
             self.log_problems.append(Failure("log lines", "no MLPerf log lines in the file"))
         queue = [self.ruleset.root]
+        lines = list(lines)  # BEGIN code may add lines: never to the caller's list
         try:
             while queue:
                 name = queue.pop(0)
@@ -82,14 +88,24 @@ class _Checker:
             self.log_problems.append(Failure("checker", f"the official checker stops on this log: {type(exc).__name__}: {exc}"))
         return self.failures()
 
+    def _begin(self, rule_file: RuleFile, lines: list, state: dict) -> None:
+        s = state["s"]
+        if "loglines" not in rule_file.begin.source:
+            _run(rule_file.begin, state, {"loglines": lines, "s": s, "state": state}, "exec")
+            return
+        # BEGIN sees the checker's locals, `loglines` among them, as LogLine objects it may copy, change or add to
+        # (Stable Diffusion joins its FID and CLIP lines); what it leaves is what later rules read
+        objects = [self.log_line(*line) for line in lines]
+        _run(rule_file.begin, state, {"loglines": objects, "s": s, "state": state}, "exec")
+        lines[:] = [(o.full_string, o.timestamp, o.key, o.value, o.lineno) for o in objects]
+
     def _run_file(self, rule_file: RuleFile, lines: list, queue: list[str]) -> None:
         if rule_file.empty:
             return
         s: dict = {}
         state = {"enqueue_config": queue.append, "s": s, "is_integer": is_integer, "math": math}
         if rule_file.begin is not None:
-            # BEGIN sees the checker's locals, `loglines` among them, and may add lines (Stable Diffusion does)
-            _run(rule_file.begin, state, {"loglines": lines, "s": s, "state": state}, "exec")
+            self._begin(rule_file, lines, state)
         keys = rule_file.keys
         reported: dict[str, list] = {name: [] for name in keys}
         for name in keys:
@@ -97,43 +113,49 @@ class _Checker:
         at_least_one: dict[str, list] = {}
         executed: set[str] = set()
         first_seen: set[str] = set()
-        checkers: dict[Any, Any] = {}  # key or code -> its rule code as a function over this file's state
+        checkers: dict[str, Any] = {}  # key -> its CHECK tests as one function over this file's state
+        functions: dict[tuple[str, str], Any] = {}  # (key, PRE or POST) -> that code as a function, likewise
         file_name = rule_file.name
-        for line in [line for line in lines if line.key in keys]:
-            key = line.key
+        log_line = self.log_line
+        for line in [line for line in lines if line[KEY] in keys]:  # other keys are allowed, and skipped, as officially
+            key = line[KEY]
+            rule = keys[key]
+            value = line[VALUE]
             try:
-                reported[key].append(line.value["value"])
+                reported[key].append(value["value"])
             except (TypeError, KeyError, IndexError):
                 continue  # the official loop skips a line whose value it cannot index
-            rule = keys[key]
-            if key == "submission_division" and self.division is None:
-                self.division = line.value["value"]
+            if rule.counted_only:
+                continue
+            ll = log_line(*line) if rule.uses_line else None
             if key not in executed:
                 if rule.pre is not None:
-                    self._exec(rule.pre, line, state, file_name, "PRE", checkers)
+                    self._exec(rule.pre, ll, line, state, file_name, "PRE", functions)
                 if rule.checks_function is not None:
                     checker = checkers.get(key)
                     if checker is None:
                         checker = checkers[key] = FunctionType(rule.checks_function, state)
-                    failed = checker(line, line.value)
+                    failed = checker(ll, value)
                     if failed is not None:
                         self._check_failed(rule.checks[failed[0]], failed[1], line, state, file_name)
                 else:
                     for test in rule.checks:
-                        self._check(test, line, state, file_name)
+                        self._check(test, ll, line, state, file_name)
                 if rule.post is not None:
-                    self._exec(rule.post, line, state, file_name, "POST", checkers)
+                    self._exec(rule.post, ll, line, state, file_name, "POST", functions)
+                if rule.first_line_only:
+                    executed.add(key)
+                    if key == "submission_division" and self.division is None:
+                        self.division = value["value"]
             if rule.first_checks and key not in first_seen:
                 first_seen.add(key)
                 for test in rule.first_checks:
-                    self._check(test, line, state, file_name)
+                    self._check(test, ll, line, state, file_name)
             if rule.at_least_one_check is not None:
                 counter = at_least_one.setdefault(key, [0, rule.at_least_one_check, None])
-                if _run(rule.at_least_one_check, state, {"ll": line, "v": line.value}, "eval"):
+                if _run(rule.at_least_one_check, state, {"ll": ll, "v": value}, "eval"):
                     counter[0] += 1
-                counter[2] = line.value.get("value") if isinstance(line.value, dict) else None
-            if "submission_" in key:
-                executed.add(key)
+                counter[2] = value.get("value") if isinstance(value, dict) else None
         for key, (count, test, last) in at_least_one.items():
             if count == 0:
                 self.others.append(Failure(f"{file_name}:{key}", _target_words(key, test.source, last)))
@@ -183,52 +205,53 @@ class _Checker:
                 names = " or ".join(f"'{name}'" for name in sorted(group))
                 self.others.append(Failure(f"{file_name}:{'|'.join(sorted(group))}", f"neither of {names} is logged; the rules require one ({file_name})"))
 
-    def _exec(self, code: Code, line: Any, state: dict, file_name: str, stage: str, functions: dict) -> None:
+    def _exec(self, code: Code, ll: Any, line: tuple, state: dict, file_name: str, stage: str, functions: dict) -> None:
         try:
             if code.function is None:
-                _run(code, state, {"ll": line, "v": line.value}, "exec")
+                _run(code, state, {"ll": ll, "v": line[VALUE]}, "exec")
             else:
-                function = functions.get(code)
+                function = functions.get((line[KEY], stage))
                 if function is None:
-                    function = functions[code] = FunctionType(code.function, state)
-                function(line, line.value)
+                    function = functions[(line[KEY], stage)] = FunctionType(code.function, state)
+                function(ll, line[VALUE])
         except Exception as exc:
-            self.keyed[line.key] = Failure(
-                f"{file_name}:{line.key}",
-                f"the rules' {stage} code for '{line.key}' fails on log line {line.lineno} ({type(exc).__name__}: {exc}) ({file_name})",
+            key = line[KEY]
+            self.keyed[key] = Failure(
+                f"{file_name}:{key}",
+                f"the rules' {stage} code for '{key}' fails on log line {line[LINENO]} ({type(exc).__name__}: {exc}) ({file_name})",
             )
 
-    def _check(self, test: Code, line: Any, state: dict, file_name: str) -> None:
+    def _check(self, test: Code, ll: Any, line: tuple, state: dict, file_name: str) -> None:
         try:
-            if not _run(test, state, {"ll": line, "v": line.value}, "eval"):
+            if not _run(test, state, {"ll": ll, "v": line[VALUE]}, "eval"):
                 self._check_failed(test, None, line, state, file_name)
         except Exception as exc:
             self._check_failed(test, exc, line, state, file_name)
 
-    def _check_failed(self, test: Code, error: Exception | None, line: Any, state: dict, file_name: str) -> None:
+    def _check_failed(self, test: Code, error: Exception | None, line: tuple, state: dict, file_name: str) -> None:
+        key = line[KEY]
         if error is not None:
-            self.keyed[line.key] = Failure(
-                f"{file_name}:{line.key}",
-                f"'{line.key}' on log line {line.lineno} cannot be checked against `{_clip(test.source, 120)}` "
+            self.keyed[key] = Failure(
+                f"{file_name}:{key}",
+                f"'{key}' on log line {line[LINENO]} cannot be checked against `{_clip(test.source, 120)}` "
                 f"({type(error).__name__}: {error}) ({file_name})",
             )
         else:
-            self.keyed[line.key] = Failure(f"{file_name}:{line.key}", self._check_words(test, line, state, file_name))
+            self.keyed[key] = Failure(f"{file_name}:{key}", self._check_words(test, line, state, file_name))
 
-    def _check_words(self, test: Code, line: Any, state: dict, file_name: str) -> str:
+    def _check_words(self, test: Code, line: tuple, state: dict, file_name: str) -> str:
         s = state["s"]
-        if line.key == "init_stop" and "first_init_start" in test.source and isinstance(s.get("first_init_start"), (int, float)):
+        key = line[KEY]
+        if key == "init_stop" and "first_init_start" in test.source and isinstance(s.get("first_init_start"), (int, float)):
             # milliseconds from v0.7 on; the 0.6.0 rules (seconds) are set aside
-            minutes = (line.timestamp - s["first_init_start"]) / 60_000
+            minutes = (line[TIME] - s["first_init_start"]) / 60_000
             allowed = s.get("compile_time_mins")
             division = f"{self.division} division" if isinstance(self.division, str) else "the rules"
             if isinstance(allowed, (int, float)):
                 return f"initialisation took {minutes:.1f} min; {division} allows {allowed:g} ({file_name})"
             return f"initialisation took {minutes:.1f} min, more than the rules allow: `{test.source}` ({file_name})"
-        value = line.value.get("value") if isinstance(line.value, dict) else line.value
-        return (
-            f"'{line.key}' = {_short(value)} on log line {line.lineno} fails the rule `{_clip(test.source)}` ({file_name})"
-        )
+        value = line[VALUE].get("value") if isinstance(line[VALUE], dict) else line[VALUE]
+        return f"'{key}' = {_short(value)} on log line {line[LINENO]} fails the rule `{_clip(test.source)}` ({file_name})"
 
 
 def _target_words(key: str, condition: str, last: Any) -> str:
@@ -240,10 +263,11 @@ def _target_words(key: str, condition: str, last: Any) -> str:
 def check_log(lines: list, n_lines: int, n_parse_errors: int, first_parse_error: str | None, ruleset: Ruleset) -> list[Failure]:
     """Every rule the log breaks, in the official checker's message order; empty for a compliant log.
 
-    `lines` are the ruleset's LogLine objects for the keys the rules read, in file order; `n_lines` counts every
-    line the official parser would read (any key).
+    `lines` are (full_string, timestamp, key, value, lineno) for the keys the rules name, in file order (the parser's
+    `lines`); rule code that reads `ll` gets the ruleset's own LogLine type. `n_lines` counts every line the official
+    parser would read (any key).
     """
-    return _Checker(ruleset).run(lines, n_lines, n_parse_errors, first_parse_error)
+    return _Checker(ruleset, log_line_class(ruleset.name)).run(lines, n_lines, n_parse_errors, first_parse_error)
 
 
 def describe(failures: list[Failure]) -> str | None:

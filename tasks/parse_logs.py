@@ -44,10 +44,6 @@ _KEPT_KEYS = frozenset(
 )
 
 
-def tuple_of(*fields: Any) -> tuple:
-    return fields
-
-
 @dataclass
 class LogFacts:
     """What one result log says, before any judgement of validity."""
@@ -96,15 +92,22 @@ def _loads(payload: str) -> Any:
             raise ValueError("JSON nested too deeply") from None
 
 
-def parse_log(data: bytes, keep: frozenset[str] = frozenset(), line_type: Callable[..., Any] = tuple_of) -> LogFacts:
-    """Parse a whole result log held in memory; the lines of the keys in `keep` are kept whole in `lines`,
-    each made by `line_type(full_string, timestamp, key, value, lineno)` (a tuple by default)."""
+# The value of a kept line whose value no rule reads: its JSON is validated, not decoded.
+UNREAD = {"value": None, "metadata": None}
+
+
+def parse_log(data: bytes, keep: frozenset[str] = frozenset(), decode: frozenset[str] | None = None) -> LogFacts:
+    """Parse a whole result log held in memory.
+
+    The lines of the keys in `keep` are kept whole in `lines`, as (full_string, timestamp, key, value, lineno); of
+    those, only the keys in `decode` (default: all) get their value decoded.
+    """
     text = data.decode("latin-1")
     facts = LogFacts(log_format=detect_format(text), lines=[] if keep else None)
     if facts.log_format == MLLOG:
-        _parse_mllog(text, facts, keep, line_type)
+        _parse_mllog(text, facts, keep, keep if decode is None else decode)
     elif facts.log_format == MLL:
-        _parse_mll(text, facts, keep, line_type)
+        _parse_mll(text, facts, keep)
     elif facts.log_format == MLP:
         _parse_mlp(text, facts)
     return facts
@@ -183,7 +186,7 @@ def _scan_keys_and_times(payloads: list[str]) -> tuple[list[Any], list[Any]]:
     return keys, times
 
 
-def _parse_mllog(text: str, facts: LogFacts, keep: frozenset[str], line_type: Callable[..., Any]) -> None:
+def _parse_mllog(text: str, facts: LogFacts, keep: frozenset[str], decode: frozenset[str]) -> None:
     # Hot path: C code validates every line (JSON whitespace is a subset of what str.rstrip removes,
     # so unstripped lines parse alike) and only the events some step reads are decoded in full.
     payloads = _marker_lines(text, TOKENS[MLLOG], strip=False)
@@ -194,21 +197,32 @@ def _parse_mllog(text: str, facts: LogFacts, keep: frozenset[str], line_type: Ca
     except (ValueError, KeyError, TypeError, IndexError, RuntimeError):
         regular = False
     if not regular:
-        _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts, keep, line_type)
+        _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts, keep)
         return
     wanted = _KEPT_KEYS | keep
+    decoded = _KEPT_KEYS | decode
     lines = facts.lines
-    for i in [i for i, key in enumerate(keys) if key in wanted]:
-        event = _loads(payloads[i])  # simdjson accepted it, so json accepts it too
-        key, time, metadata = keys[i], float(times[i]), event.get("metadata")
+    loads = orjson.loads
+    for i, key in enumerate(keys):
+        if key not in wanted:
+            continue
+        payload = payloads[i]
+        if key not in decoded:
+            lines.append((payload, float(times[i]), key, UNREAD, i))
+            continue
+        try:
+            event = loads(payload)
+        except orjson.JSONDecodeError:  # simdjson accepted it, so json.loads does
+            event = _loads(payload)
+        metadata = event.get("metadata")
         if key in keep:
-            lines.append(line_type(payloads[i].rstrip(), time, key, {"value": event.get("value"), "metadata": metadata}, i))
+            lines.append((payload, float(times[i]), key, {"value": event.get("value"), "metadata": metadata}, i))
         if key in _KEPT_KEYS:
             status = metadata.get("status") if isinstance(metadata, dict) else None
-            _record(facts, key, time, event.get("value"), status, metadata)
+            _record(facts, key, float(times[i]), event.get("value"), status, metadata)
 
 
-def _parse_mllog_line_by_line(payloads: list[str], facts: LogFacts, keep: frozenset[str], line_type: Callable[..., Any]) -> None:
+def _parse_mllog_line_by_line(payloads: list[str], facts: LogFacts, keep: frozenset[str]) -> None:
     """The exact path: json.loads decides what orjson refused, odd events are repaired or counted as errors."""
     for lineno, payload in enumerate(payloads):
         event = _repair_event(facts, payload, _loads_or_none(facts, payload))
@@ -217,7 +231,7 @@ def _parse_mllog_line_by_line(payloads: list[str], facts: LogFacts, keep: frozen
         key = event["key"]
         metadata = event.get("metadata")
         if key in keep:
-            facts.lines.append(line_type(payload, event["__time"], key, {"value": event.get("value"), "metadata": metadata}, lineno))
+            facts.lines.append((payload, event["__time"], key, {"value": event.get("value"), "metadata": metadata}, lineno))
         if key in _KEPT_KEYS:
             status = metadata.get("status") if isinstance(metadata, dict) else None
             _record(facts, key, event["__time"], event.get("value"), status, metadata)
@@ -252,7 +266,7 @@ def _repair_event(facts: LogFacts, payload: str, event: Any) -> dict | None:
     return {**event, "__time": time}
 
 
-def _parse_mll(text: str, facts: LogFacts, keep: frozenset[str], line_type: Callable[..., Any]) -> None:
+def _parse_mll(text: str, facts: LogFacts, keep: frozenset[str]) -> None:
     for lineno, payload in enumerate(_marker_lines(text, TOKENS[MLL])):
         facts.n_marker_lines += 1
         match = _MLL_LINE.match(payload)
@@ -267,7 +281,7 @@ def _parse_mll(text: str, facts: LogFacts, keep: frozenset[str], line_type: Call
             continue
         key = match.group(2)
         if key in keep:  # the official v0.6 parser keeps the whole JSON body and the time in seconds
-            facts.lines.append(line_type(payload, seconds, key, body, lineno))
+            facts.lines.append((payload, seconds, key, body, lineno))
         if key not in _KEPT_KEYS:
             continue
         value = body.get("value") if isinstance(body, dict) else body

@@ -20,7 +20,7 @@ from pathlib import Path
 from tasks.compliance import Failure, check_log
 from tasks.energy import PowerSummary, parse_power_log, summarize_power
 from tasks.parse_logs import LogFacts, parse_log
-from tasks.rules import Ruleset, load_ruleset, log_line_class
+from tasks.rules import Ruleset, load_ruleset
 
 BATCH_BYTES = 4 * 1024 * 1024
 MAX_IN_FLIGHT_BYTES = 128 * 1024 * 1024
@@ -59,7 +59,7 @@ def _parse_one(kind: str, data: bytes, rules: Ruleset | None) -> Parsed:
         return summarize_power(parse_power_log(data)), None, sha
     if rules is None:
         return parse_log(data), None, sha
-    facts = parse_log(data, rules.keys, log_line_class(rules.name))
+    facts = parse_log(data, rules.keys, rules.value_keys)
     lines, facts.lines = facts.lines or [], None  # thousands of lines per log: they stay in the worker
     n_read = facts.n_marker_lines - facts.n_parse_errors
     return facts, check_log(lines, n_read, facts.n_parse_errors, facts.first_parse_error, rules), sha

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import dataclasses
 import functools
 import importlib
 import importlib.metadata
@@ -234,6 +235,10 @@ class KeyRule:
     # every CHECK of the key in one function (ll, v) -> None or (index, exception) of the last test that fails:
     # a third of the cost of one eval per test; None where a test must keep eval's own scoping (see _as_function)
     checks_function: CodeType | None = None
+    uses_line: bool = True  # some code of the key names `ll`: its lines are handed over as LogLine objects
+    uses_value: bool = True  # some code reads `v`, or `ll` beyond its time, key and line number
+    counted_only: bool = False  # no code to run on its lines: they are only counted (values kept for EXACTLY_ONE)
+    first_line_only: bool = False  # a submission_* key: PRE / CHECK / POST run on its first line only, as officially
 
 
 # Inside these, eval with a separate locals mapping cannot see `ll` and `v`, where a function could: keep eval there.
@@ -274,13 +279,46 @@ class RuleFile:
     empty: bool = False
 
 
+
 @dataclass(frozen=True)
 class Ruleset:
     name: str  # 5.1.0
     root: str  # training_5.1.0/common.yaml
     files: dict[str, RuleFile]
-    keys: frozenset[str] = field(default_factory=frozenset)  # every key a rule reads: the lines worth decoding
+    keys: frozenset[str] = field(default_factory=frozenset)  # every key a rule names: the lines to keep
+    # the keys whose values some rule reads (or compares, EXACTLY_ONE): the lines worth decoding
+    value_keys: frozenset[str] = field(default_factory=frozenset)
     set_aside: tuple[str, ...] = ()  # 'file.yaml:KEY' rules not applied, each with its reason in rules_set_aside()
+
+
+_LINE_FIELDS_WITHOUT_VALUE = {"timestamp", "key", "lineno", "full_string"}
+
+
+def _with_uses(rule: KeyRule) -> KeyRule:
+    """Which of the line a key's code reads, from the code itself: `ll` at all, and the value (`v`, `ll.value`)."""
+    pieces = [rule.pre, *rule.checks, rule.post, *rule.first_checks, rule.at_least_one_check]
+    uses_line = uses_value = False
+    for piece in pieces:
+        if piece is None:
+            continue
+        if piece.code is None:  # it will raise when run: whatever it reads, hand over everything
+            return dataclasses.replace(rule, uses_line=True, uses_value=True)
+        tree = ast.parse(piece.source)  # an expression parses as a statement too
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == "v":
+                uses_value = True
+            if isinstance(node, ast.Name) and node.id == "ll":
+                uses_line = True
+                parent = parents.get(node)
+                if not (isinstance(parent, ast.Attribute) and parent.attr in _LINE_FIELDS_WITHOUT_VALUE):
+                    uses_value = True
+    if rule.requirement == "EXACTLY_ONE":
+        uses_value = True  # repeats count only when their values differ
+    counted_only = not (rule.pre or rule.checks or rule.post or rule.first_checks or rule.at_least_one_check)
+    return dataclasses.replace(
+        rule, uses_line=uses_line, uses_value=uses_value, counted_only=counted_only, first_line_only="submission_" in rule.name
+    )
 
 
 def _rule_file(name: str, text: str, set_aside: set[str]) -> RuleFile:
@@ -310,6 +348,7 @@ def _rule_file(name: str, text: str, set_aside: set[str]) -> RuleFile:
             at_least_one_check=_compile(rule["ATLEAST_ONE_CHECK"], "eval") if "ATLEAST_ONE_CHECK" in rule else None,
             checks_function=_as_function(checks),
         )
+        keys[rule["NAME"]] = _with_uses(keys[rule["NAME"]])
     end_record = end[0] if end else {}
     return RuleFile(
         name=name,
@@ -349,6 +388,7 @@ def load_ruleset(ruleset: str) -> Ruleset:
     folders = [f"{USAGE}_{ruleset}"]
     files: dict[str, RuleFile] = {}
     keys: set[str] = set()
+    named_by_blocks: set[str] = set()
     while folders:
         folder_name = folders.pop()
         for name, rule_file in _rule_folder(folder_name).items():
@@ -357,14 +397,17 @@ def load_ruleset(ruleset: str) -> Ruleset:
             for code in (rule_file.begin, rule_file.end_pre):
                 # BEGIN blocks may read other lines (Stable Diffusion joins its eval_accuracy lines): keep the keys they name
                 if code is not None:
-                    keys.update(_QUOTED_NAME.findall(code.source))
+                    named_by_blocks.update(_QUOTED_NAME.findall(code.source))
             for code in _all_code(rule_file):
                 folders.extend(
                     other for other in _FOLDER_REFERENCE.findall(code.source)
                     if f"{other}/common.yaml" not in files and other not in folders and other != folder_name
                 )
     set_aside = tuple(sorted(rule for (name, rule), _ in rules_set_aside().items() if name == ruleset and rule != "*"))
-    return Ruleset(ruleset, f"{USAGE}_{ruleset}/common.yaml", files, frozenset(keys), set_aside)
+    value_keys = {name for rule_file in files.values() for name, rule in rule_file.keys.items() if rule.uses_value}
+    value_keys |= named_by_blocks  # BEGIN / END code may read any line it names, whole
+    keys |= named_by_blocks
+    return Ruleset(ruleset, f"{USAGE}_{ruleset}/common.yaml", files, frozenset(keys), frozenset(value_keys), set_aside)
 
 
 def _all_code(rule_file: RuleFile) -> list[Code]:

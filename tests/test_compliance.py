@@ -16,7 +16,6 @@ from tasks.rules import (
     allowed_benchmarks,
     installed_rulesets,
     load_ruleset,
-    log_line_class,
     olympic_drops,
     required_runs,
     rules_for_round,
@@ -30,7 +29,7 @@ DIFFUSION = FIXTURES / "v4.1_Google_cloud-tpu-v5p-128-maxdiffusion_stable_diffus
 
 def ours(data: bytes, ruleset: str) -> list:
     rules = load_ruleset(ruleset)
-    facts = parse_log(data, rules.keys, log_line_class(ruleset))
+    facts = parse_log(data, rules.keys, rules.value_keys)
     return check_log(facts.lines, facts.n_marker_lines - facts.n_parse_errors, facts.n_parse_errors, facts.first_parse_error, rules)
 
 
