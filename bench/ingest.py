@@ -5,7 +5,7 @@ the same run and one right after the other:
 
 * baseline: a plain streaming read of the archive -- `tarfile.open(path, mode="r|gz")`, then
   `extractfile(member).read()` for every regular file -- in this process;
-* ingest: the project's real ingestion steps, `read_round_from_source` (parse and score),
+* ingest: the project's real ingestion steps, `read_round` (parse, compliance in the workers), `score`,
   `validate_round` (pandera contracts) and `load_round` (transactional DuckDB load), called
   through `.fn` without a Prefect server, for every round in one fresh Python subprocess, as
   the main job does. The child times the three steps per round (imports excluded) and reports
@@ -106,15 +106,19 @@ def child_main(paths: list[str], warehouse: str) -> None:
     """Inside the subprocess: the three ingestion steps per round, timed, then one JSON line per round."""
     import resource
 
-    # Run as `python bench/ingest.py`, sys.path[0] is bench/; the steps must come from this tree.
-    sys.path.insert(0, str(PROJECT_ROOT))
     started = time.perf_counter()
-    from tasks.ingest_steps import load_round, read_round_from_source, validate_round
+    from mlperf_scaling.tasks.parse.steps import read_round
+    from mlperf_scaling.tasks.score.compliance import judge_for
+    from mlperf_scaling.tasks.score.rules import rules_for_round
+    from mlperf_scaling.tasks.score.steps import score
+    from mlperf_scaling.tasks.source.resolve import resolve_source
+    from mlperf_scaling.warehouse.steps import load_round, validate_round
 
     import_seconds = time.perf_counter() - started
     for path in paths:
         started = time.perf_counter()
-        result = read_round_from_source.fn(path, None, None)
+        round_name = resolve_source(path).round
+        result = score.fn(read_round.fn(path, round_name, None, judge_for(rules_for_round(round_name))))
         frames = validate_round.fn(result)
         summary = load_round.fn(result, frames, warehouse)
         seconds = time.perf_counter() - started
@@ -213,8 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds:
         rounds = [r for part in args.rounds for r in part.split(",") if r]
     else:
-        sys.path.insert(0, str(PROJECT_ROOT))
-        from tasks.releases import rounds_in_mirror
+        from mlperf_scaling.tasks.source.releases import rounds_in_mirror
 
         rounds = rounds_in_mirror(mirror)
     missing = [str(archive_path(mirror, r)) for r in rounds if not archive_path(mirror, r).is_file()]

@@ -1,13 +1,36 @@
-"""`mlperf-scaling`: the command line over the Prefect flows."""
+"""`mlperf-scaling`: the command line over the Prefect flows.
+
+The settings are read once, here (environment, then options), and passed down to the flows.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
 
 from mlperf_scaling.settings import Settings
+
+_ENVIRONMENT = """environment (each overridden by its option):
+  MLPERF_WAREHOUSE     the DuckDB file (data/mlperf.duckdb)
+  MLPERF_REPORTS       the report folder (reports)
+  MLPERF_MIRROR        a folder of training_results_vX.Y.tar.gz or git repositories
+  MLPERF_ROUNDS        rounds to run, space-separated (unset: every round the source holds)
+  MLPERF_REMOTE_BASE   prefix of the round repositories (https://github.com/mlcommons/)
+  MLPERF_NETWORK_TIMEOUT_S, MLPERF_CLONE_TIMEOUT_S, MLPERF_NETWORK_RETRIES, MLPERF_RETRY_DELAY_S, MLPERF_MAX_SOURCE_BYTES
+"""
+
+
+def _console() -> Console:
+    # a pipe or a file gets whole lines, however long the paths in them
+    return Console(width=None if sys.stdout.isatty() else max(shutil.get_terminal_size().columns, 200), highlight=False)
 
 
 def _prepare_environment() -> None:
@@ -16,81 +39,97 @@ def _prepare_environment() -> None:
 
 
 def _print_summaries(summaries: list[dict]) -> int:
-    header = f"{'round':<6} {'status':<9} {'systems':>7} {'runs':>6} {'valid':>6} {'scores':>6} {'scored':>6} {'rejected':>8} {'seconds':>7}  source"
-    print(header)
-    print("-" * len(header))
+    table = Table(box=None, show_edge=False, pad_edge=False)
+    columns: list[tuple[str, Literal["left", "right"]]] = [
+        ("round", "left"), ("status", "left"), ("systems", "right"), ("runs", "right"), ("valid", "right"),
+        ("scores", "right"), ("scored", "right"), ("rejected", "right"), ("seconds", "right"), ("source", "left"),
+    ]
+    for column, justify in columns:
+        table.add_column(column, justify=justify, no_wrap=True)
     failed = 0
     for s in summaries:
         failed += s["status"] == "failed"
-        print(
-            f"{s['round']:<6} {s['status']:<9} {s['n_systems']:>7} {s['n_runs']:>6} {s['n_valid_runs']:>6} "
-            f"{s['n_scores']:>6} {s['n_scored']:>6} {s['n_rejections']:>8} {s['seconds']:>7.1f}  {s['source']}"
-        )
+        table.add_row(s["round"], s["status"], str(s["n_systems"]), str(s["n_runs"]), str(s["n_valid_runs"]), str(s["n_scores"]),
+                      str(s["n_scored"]), str(s["n_rejections"]), f"{s['seconds']:.1f}", s["source"])
         if s["status"] == "failed" or s.get("message"):
-            print(f"       {s['message']}")
+            table.add_row("", s["message"] or "", end_section=False)
+    _console().print(table)
     return 1 if failed else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    settings = Settings()
-    parser = argparse.ArgumentParser(prog="mlperf-scaling", description=__doc__)
+def _parser(settings: Settings) -> argparse.ArgumentParser:
+    warehouse = argparse.ArgumentParser(add_help=False)
+    warehouse.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
+    reports = argparse.ArgumentParser(add_help=False)
+    reports.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
+    remote = argparse.ArgumentParser(add_help=False)
+    remote.add_argument("--remote-base", default=settings.remote_base,
+                        help=f"prefix of the round repositories (default {settings.remote_base}); a folder of git repositories works too")
+
+    parser = argparse.ArgumentParser(prog="mlperf-scaling", description=__doc__.splitlines()[0], epilog=_ENVIRONMENT,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    ingest = commands.add_parser("ingest", help="ingest one or more sources into the warehouse")
+    ingest = commands.add_parser("ingest", parents=[warehouse], help="ingest one or more sources into the warehouse")
     ingest.add_argument("sources", nargs="+", metavar="SOURCE", help="git URL, local git repository, directory or .tar.gz")
     ingest.add_argument("--round", dest="round_name", help="round of the source (default: from its name training_results_vX.Y)")
-    ingest.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
     ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
 
-    run = commands.add_parser("run", help="the main job: ingest every configured round")
+    run = commands.add_parser("run", parents=[warehouse, reports, remote], help="the main job: ingest, analyse and publish every round")
     run.add_argument(
-        "--rounds", nargs="+", default=list(settings.rounds) if settings.rounds else None,
+        "--rounds", nargs="+", default=settings.rounds,
         help="rounds, e.g. v4.1 v5.1 (default: every round the source holds: each training_results_vX.Y of the mirror, "
         "or every round published at the remote)",
     )
     run.add_argument("--mirror", type=Path, default=settings.mirror, help="folder of training_results_vX.Y.tar.gz or git repos; else the public repos")
-    run.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
-    run.add_argument("--remote-base", default=settings.remote_base, help="prefix of the round repositories")
-    run.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
     run.add_argument("--force", action="store_true", help="re-ingest rounds whose source version is already loaded")
 
-    analyze = commands.add_parser("analyze", help="redo the analysis and the report of a round from the warehouse alone")
+    analyze = commands.add_parser("analyze", parents=[warehouse, reports], help="redo the analysis and the report of a round from the warehouse alone")
     analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
-    analyze.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
-    analyze.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
     analyze.add_argument("--threshold", type=float, default=0.5, help="efficiency threshold for the fitted knee, besides 0.5 (default 0.5)")
 
-    trends = commands.add_parser("trends", help="redo the cross-round view (reports/trends/) from the warehouse")
-    trends.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
-    trends.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
-
-    watch = commands.add_parser("watch", help="run watch-releases once: process new and changed rounds at the remote")
-    watch.add_argument("--remote-base", default=settings.remote_base, help=f"prefix of the round repositories (default {settings.remote_base}); a folder of git repositories works too")
-    watch.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
-    watch.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
-
+    commands.add_parser("trends", parents=[warehouse, reports], help="redo the cross-round view (reports/trends/) from the warehouse")
+    commands.add_parser("watch", parents=[warehouse, reports, remote], help="run watch-releases once: process new and changed rounds at the remote")
     serve = commands.add_parser("serve", help="serve the pipeline and the daily watch-releases deployments locally")
-    serve.add_argument("--cron", default=None, help="schedule of watch-releases (default: daily, 06:00 UTC)")
-
-    paper = commands.add_parser("paper-table", help="Table I of arXiv 2509.03263 beside this warehouse's values")
+    serve.add_argument("--cron", default=None, help="schedule of watch-releases (default: prefect.yaml's, daily at 06:00 UTC)")
+    paper = commands.add_parser("paper-table", parents=[warehouse], help="Table I of arXiv 2509.03263 beside this warehouse's values")
     paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
-    paper.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
+    return parser
 
-    args = parser.parse_args(argv)
+
+def _settings(**options: Any) -> Settings:
+    """The environment's settings, with the options given; a bad value says which, in one line, and exits 2."""
+    try:
+        return Settings(**{name: value for name, value in options.items() if value is not None})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = ".".join(str(part) for part in error["loc"]) or "settings"
+        raise SystemExit(f"mlperf-scaling: {name}: {error['msg']} (MLPERF_{name.split('.')[0].upper()} or --{name.split('.')[0].replace('_', '-')})") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser(_settings()).parse_args(argv)
+        settings = _settings(**{name: getattr(args, name) for name in ("warehouse", "reports", "remote_base", "mirror", "rounds") if hasattr(args, name)})
+    except SystemExit as stop:
+        if isinstance(stop.code, str):
+            print(stop.code, file=sys.stderr)
+            return 2
+        return stop.code if isinstance(stop.code, int) else 2
     _prepare_environment()
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
     if args.command == "trends":
-        from flows.analyze import analyze_trends
+        from mlperf_scaling.flows.analyze import analyze_trends
 
         print(f"report: {analyze_trends(str(args.warehouse), str(args.reports))['report']}")
         return 0
     if args.command == "serve":
         return _serve(settings, args.cron)
     if args.command == "watch":
-        from flows.watch import watch_releases
+        from mlperf_scaling.flows.watch import watch_releases
 
-        result = watch_releases(str(args.warehouse), args.remote_base, str(args.reports))
+        result = watch_releases(str(args.warehouse), args.remote_base, str(args.reports), settings=settings)
         for round_name, action in result["found"].items():
             print(f"{round_name:<6} {action}")
         print(f"started: {', '.join(result['started']) or 'nothing'}")
@@ -101,21 +140,23 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return _analyze(args.round_name, args.warehouse, args.reports, args.threshold)
     if args.command == "ingest":
-        from flows.ingest import ingest_sources
-        from tasks.sources import SourceError
+        from mlperf_scaling.flows.ingest import ingest_sources
+        from mlperf_scaling.tasks.source.members import SourceError
 
         try:
             summaries = ingest_sources(
-                [str(s) for s in args.sources], str(args.warehouse), args.round_name, str(args.notes) if args.notes else None
+                [str(s) for s in args.sources], str(args.warehouse), args.round_name, str(args.notes) if args.notes else None,
+                settings=settings,
             )
         except SourceError as exc:
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 2
     else:
-        from flows.pipeline import mlperf_pipeline
+        from mlperf_scaling.flows.pipeline import mlperf_pipeline
 
         summaries = mlperf_pipeline(
-            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports), args.force
+            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports),
+            args.force, settings=settings,
         )
     status = _print_summaries(summaries)
     print(f"warehouse: {args.warehouse}")
@@ -131,9 +172,9 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(settings: Settings, cron: str | None) -> int:
     from prefect import serve
 
-    from flows.deployments import WATCH_CRON, build_deployments
+    from mlperf_scaling.flows.deployments import build_deployments
 
-    deployments = build_deployments(settings, cron or WATCH_CRON)
+    deployments = build_deployments(settings, cron)
     print("serving deployments: " + ", ".join(f"{d.flow_name}/{d.name}" for d in deployments) + " (Ctrl-C stops)")
     serve(*deployments)
     return 0
@@ -143,7 +184,8 @@ def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float =
     if not warehouse.exists():
         print(f"mlperf-scaling: no warehouse at {warehouse}: run `mlperf-scaling run` or `ingest` first", file=sys.stderr)
         return 2
-    from flows.analyze import analyze_round, publish_round
+    from mlperf_scaling.flows.analyze import analyze_round
+    from mlperf_scaling.flows.publish import publish_round
 
     result = analyze_round(round_name, str(warehouse), threshold)
     published = publish_round(round_name, str(warehouse), str(reports))
@@ -153,27 +195,29 @@ def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float =
 
 
 def _paper_table(round_name: str, warehouse: Path) -> int:
-    from tasks.paper_table import PAPER_ROUND, compare, render
-    from warehouse.connection import connect
-    from warehouse.read import read_query
+    from mlperf_scaling.tasks.metrics.paper_table import PAPER_ROUND, compare
+    from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
 
     if round_name != PAPER_ROUND:
         print(f"mlperf-scaling: the paper analysed {PAPER_ROUND} only", file=sys.stderr)
         return 2
-    if not warehouse.exists():
-        print(f"mlperf-scaling: no warehouse at {warehouse}", file=sys.stderr)
-        return 2
-    connection = connect(warehouse, read_only=True)
     try:
-        efficiency = read_query(connection, "round_efficiency", round=round_name)
-        exclusions = read_query(connection, "round_exclusions", round=round_name)
-        scores = read_query(connection, "round_scores", round=round_name)
-    finally:
-        connection.close()
+        efficiency, exclusions, scores = read_queries(warehouse, "round_efficiency", "round_exclusions", "round_scores", round=round_name)
+    except WarehouseMissing as exc:
+        print(f"mlperf-scaling: {exc}", file=sys.stderr)
+        return 2
     if efficiency.height == 0:
         print(f"mlperf-scaling: no analysis of {round_name} in {warehouse}: run `mlperf-scaling analyze --round {round_name}`", file=sys.stderr)
         return 2
-    print(render(compare(efficiency, exclusions, scores)))
+    table = Table(title=f"Table I of arXiv 2509.03263 (MLPerf Training {PAPER_ROUND}) against this warehouse", box=None, title_justify="left")
+    for column in ("benchmark", "systems", "paper", "ref N", "paper", "ref T (min)", "paper", "reference system"):
+        table.add_column(column, justify="left" if column in ("benchmark", "reference system") else "right", no_wrap=True)
+    for c in compare(efficiency, exclusions, scores):
+        table.add_row(c.paper.label, str(c.systems), str(c.paper.systems), str(c.reference_accelerators or 0), str(c.paper.reference_accelerators),
+                      f"{c.reference_time_min or 0:.3f}", f"{c.paper.reference_time_min:.2f}", c.reference_system or "-")
+        for note in c.explanations:
+            table.add_row(f"  - {note}")
+    _console().print(table)
     return 0
 
 

@@ -1,33 +1,49 @@
-"""Settings read once: where the warehouse lives, which rounds the main job ingests, where they come from."""
+"""The settings of a run, read once at an entry point (the CLI, a served or deployed flow) and passed down.
+
+Every value has a default and an `MLPERF_*` environment variable (e.g. `MLPERF_WAREHOUSE`, `MLPERF_ROUNDS="v4.1
+v5.1"`); command-line options override both.
+"""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from mlperf_scaling.rounds import repository_name, round_key
 
 PUBLIC_REMOTE_BASE = "https://github.com/mlcommons/"
 
 
-@dataclass(frozen=True)
-class Settings:
-    warehouse: Path = field(default_factory=lambda: Path(os.environ.get("MLPERF_WAREHOUSE", "data/mlperf.duckdb")))
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MLPERF_", extra="ignore")
+
+    warehouse: Path = Field(Path("data/mlperf.duckdb"), description="the DuckDB file")
+    reports: Path = Field(Path("reports"), description="where reports are written")
+    mirror: Path | None = Field(None, description="a folder of training_results_vX.Y.tar.gz or git repositories")
+    remote_base: str = Field(PUBLIC_REMOTE_BASE, description="prefix of the round repositories")
     # None: every round the source holds (each training_results_vX.Y of the mirror, or every round published)
-    rounds: tuple[str, ...] | None = field(
-        default_factory=lambda: tuple(os.environ["MLPERF_ROUNDS"].split()) or None if os.environ.get("MLPERF_ROUNDS") else None
-    )
-    mirror: Path | None = field(default_factory=lambda: Path(os.environ["MLPERF_MIRROR"]) if os.environ.get("MLPERF_MIRROR") else None)
-    remote_base: str = field(default_factory=lambda: os.environ.get("MLPERF_REMOTE_BASE", PUBLIC_REMOTE_BASE))
-    reports: Path = field(default_factory=lambda: Path(os.environ.get("MLPERF_REPORTS", "reports")))
+    rounds: Annotated[list[str] | None, NoDecode] = Field(None, description="rounds to run, space-separated")
     # Network steps: a bound on each git call, and how often and how soon a failed one is tried again.
-    network_timeout_s: float = field(default_factory=lambda: float(os.environ.get("MLPERF_NETWORK_TIMEOUT_S", "60")))
-    clone_timeout_s: float = field(default_factory=lambda: float(os.environ.get("MLPERF_CLONE_TIMEOUT_S", "900")))
-    network_retries: int = field(default_factory=lambda: int(os.environ.get("MLPERF_NETWORK_RETRIES", "2")))
-    retry_delay_s: float = field(default_factory=lambda: float(os.environ.get("MLPERF_RETRY_DELAY_S", "10")))
+    network_timeout_s: float = Field(60, gt=0, description="seconds allowed for one git ls-remote")
+    clone_timeout_s: float = Field(900, gt=0, description="seconds allowed for one clone")
+    network_retries: int = Field(2, ge=0, description="retries of a failed network step")
+    retry_delay_s: float = Field(10, ge=0, description="seconds between retries")
+    # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
+    max_source_bytes: int = Field(16 * 1024**3, gt=0, description="the most a source may expand to")
 
-
-def repository_name(round_name: str) -> str:
-    return f"training_results_{round_name}"
+    @field_validator("rounds", mode="before")
+    @classmethod
+    def _split_rounds(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.split()
+        if isinstance(value, list):
+            for round_name in value:
+                round_key(round_name)  # raises ValueError with the round named
+            return value or None
+        return value
 
 
 def source_for_round(round_name: str, mirror: Path | None, remote_base: str = PUBLIC_REMOTE_BASE) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -12,12 +11,12 @@ from pathlib import Path
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="mlperf-tests-prefect-")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 
+import shutil
 import tarfile
 
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT))
 
 SHARED_MLPERF = Path(os.environ.get("MLPERF_SHARED", PROJECT.parent / "shared" / "mlperf")).resolve()
 ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.1", "v4.0", "v4.1", "v5.1")
@@ -32,16 +31,40 @@ def archive(round_name: str) -> Path:
     return path
 
 
+def score_stream(stream, round_name: str, notes=None, workers: int | None = None):
+    """Read a round from an opened source and score it, in this process, as the ingest flow's steps do."""
+    from mlperf_scaling.tasks.parse.read import read_round_files
+    from mlperf_scaling.tasks.score.compliance import judge_for
+    from mlperf_scaling.tasks.score.round_scores import score_round
+    from mlperf_scaling.tasks.score.rules import rules_for_round
+
+    judge = judge_for(rules_for_round(round_name))
+    return score_round(read_round_files(stream, round_name, notes, workers=workers, judge=judge))
+
+
+def ingest_source(spec: str, warehouse, notes_dir: str | None = None) -> dict:
+    """Read, score, validate and load one source through the steps' plain functions (`.fn`, no Prefect)."""
+    from mlperf_scaling.tasks.parse.steps import read_round
+    from mlperf_scaling.tasks.score.compliance import judge_for
+    from mlperf_scaling.tasks.score.rules import rules_for_round
+    from mlperf_scaling.tasks.score.steps import score
+    from mlperf_scaling.tasks.source.resolve import resolve_source
+    from mlperf_scaling.warehouse.steps import load_round, validate_round
+
+    round_name = resolve_source(spec).round
+    scored = score.fn(read_round.fn(spec, round_name, notes_dir, judge_for(rules_for_round(round_name))))
+    return load_round.fn(scored, validate_round.fn(scored), str(warehouse))
+
+
 @functools.cache
 def read_shipped_round(round_name: str):
     """Parse and score a shipped round once per test session."""
-    from tasks.copy_notes import load_copy_notes
-    from tasks.read_round import read_round
-    from tasks.sources import open_source, resolve_source
+    from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes
+    from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
 
     source = resolve_source(str(archive(round_name)))
     with open_source(source) as stream:
-        data = read_round(stream, round_name, load_copy_notes(SHARED_MLPERF, round_name))
+        data = score_stream(stream, round_name, load_copy_notes(SHARED_MLPERF, round_name))
     return data, stream.provenance
 
 
@@ -58,7 +81,7 @@ def prefect_isolated(tmp_path_factory):
 
 @pytest.fixture
 def warehouse_path(tmp_path) -> Path:
-    return tmp_path / "warehouse.duckdb"
+    return tmp_path / "mlperf_scaling.warehouse.duckdb"
 
 
 def cut_slice(round_name: str, submitter: str, system: str, benchmark: str, root: Path) -> Path:
@@ -75,10 +98,21 @@ def cut_slice(round_name: str, submitter: str, system: str, benchmark: str, root
     return root / f"training_results_{round_name}"
 
 
+FIXTURE_ROUNDS = Path(__file__).parent / "fixtures" / "rounds"
+
+
+def fixture_round(round_name: str, into: Path) -> Path:
+    """A copy of a committed slice of a real round (tests/fixtures/rounds/), so unit tests need no mirror."""
+    folder = into / f"training_results_{round_name}"
+    shutil.copytree(FIXTURE_ROUNDS / folder.name, folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def real_slice(tmp_path_factory) -> Path:
-    """training_results_v4.1/ holding NVIDIA b200_preview_nemo llama2_70b_lora, with benchmark code beside it."""
-    folder = cut_slice("v4.1", "NVIDIA", "b200_preview_nemo", "llama2_70b_lora", tmp_path_factory.mktemp("slice"))
+    """training_results_v4.1/ holding NVIDIA b200_preview_nemo llama2_70b_lora (committed, cut from the shipped
+    archive), with benchmark code beside it."""
+    folder = fixture_round("v4.1", tmp_path_factory.mktemp("slice"))
     # benchmark code beside the data, which a sparse clone must never fetch
     (folder / "NVIDIA" / "benchmarks" / "llama2").mkdir(parents=True)
     (folder / "NVIDIA" / "benchmarks" / "llama2" / "train.py").write_text("print('code')\n")

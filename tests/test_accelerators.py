@@ -2,10 +2,10 @@
 
 import polars as pl
 import pytest
-
 from conftest import ROUNDS, read_shipped_round
-from tasks.metrics import accelerator_families, efficiency_table
-from tasks.reference import accelerator_table, classify_accelerator
+
+from mlperf_scaling.reference.lookup import accelerator_table, classify_accelerator
+from mlperf_scaling.tasks.metrics.efficiency import accelerator_families, efficiency_table
 
 
 def test_every_published_accelerator_name_is_in_the_mapping():

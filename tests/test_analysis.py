@@ -7,14 +7,15 @@ import datetime as dt
 
 import polars as pl
 import pytest
-
 from conftest import SHARED_MLPERF, read_shipped_round
-from tasks.clusters import cluster_table
-from tasks.metrics import efficiency_table, summarize_benchmarks
-from tasks.paper_table import compare
-from tasks.plots import plot_benchmark
-from tasks.publish import render_index
-from tasks.read_round import SCORES_FRAME_SCHEMA
+
+from mlperf_scaling.contracts.common import frame_schema
+from mlperf_scaling.contracts.scores import ScoresSchema
+from mlperf_scaling.tasks.metrics.clusters import cluster_table
+from mlperf_scaling.tasks.metrics.efficiency import efficiency_table, summarize_benchmarks
+from mlperf_scaling.tasks.metrics.paper_table import compare
+from mlperf_scaling.tasks.publish.plots import plot_benchmark
+from mlperf_scaling.tasks.publish.report import render_index
 
 
 def score(system, accelerators, minutes, model="NVIDIA H100-SXM5-80GB", division="closed", status="scored", benchmark="bert"):
@@ -25,7 +26,7 @@ def score(system, accelerators, minutes, model="NVIDIA H100-SXM5-80GB", division
 
 
 def frame(*rows) -> pl.DataFrame:
-    return pl.DataFrame(list(rows), schema=SCORES_FRAME_SCHEMA)
+    return pl.DataFrame(list(rows), schema=frame_schema(ScoresSchema))
 
 
 def by_system(table: pl.DataFrame) -> dict[str, dict]:
@@ -85,7 +86,7 @@ def test_plots_and_page_with_one_or_two_systems(tmp_path, n_systems):
     for paths in plots["bert"].values():
         assert all(p.stat().st_size > 1000 for p in paths)
     page = render_index("v4.1", summarize_benchmarks(table), table, clusters, excluded, plots, None)
-    assert "<section id='bert'>" in page and "not official MLPerf results" in page
+    assert '<section id="bert">' in page and "not official MLPerf results" in page
 
 
 def _official_time(system: str, benchmark: str) -> float:
@@ -127,13 +128,15 @@ def test_v41_a_known_efficiency(v41_analysis):
 def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_isolated, warehouse_path, tmp_path):
     from prefect.client.orchestration import get_client
 
-    from flows.analyze import analyze_round, publish_round
-    from tasks.ingest_steps import ReadResult, load_round, validate_round
-    from tasks.sources import Source
-    from warehouse.connection import connect
+    from mlperf_scaling.flows.analyze import analyze_round
+    from mlperf_scaling.flows.publish import publish_round
+    from mlperf_scaling.tasks.score.steps import ScoredRound
+    from mlperf_scaling.tasks.source.resolve import Source
+    from mlperf_scaling.warehouse.connection import connect
+    from mlperf_scaling.warehouse.steps import load_round, validate_round
 
     data, provenance = read_shipped_round("v4.1")
-    result = ReadResult(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
+    result = ScoredRound(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
     load_round.fn(result, validate_round.fn(result), str(warehouse_path))
 
     assert analyze_round("v4.1", str(warehouse_path))["n_systems"] == 153
@@ -144,7 +147,7 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     folder = tmp_path / "reports" / "v4.1"
     page = (folder / "index.html").read_text()
     for benchmark in ("bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"):
-        assert f"<section id='{benchmark}'>" in page
+        assert f'<section id="{benchmark}">' in page
         for kind in ("systems", "efficiency", "speedup", "time"):
             assert (folder / "plots" / f"{benchmark}_{kind}.png").is_file()
             assert (folder / "plots" / f"{benchmark}_{kind}.svg").is_file()

@@ -12,16 +12,18 @@ import os
 import random
 import shutil
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import polars as pl
 import pytest
+from conftest import score_stream
 
-from tasks.ingest_steps import ReadResult, validate_round
-from tasks.read_round import read_round
-from tasks.sources import SourceError, open_source, resolve_source
+from mlperf_scaling.tasks.score.steps import ScoredRound
+from mlperf_scaling.tasks.source.members import SourceError
+from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
+from mlperf_scaling.warehouse.steps import validate_round
 
 SYSTEM = "NVIDIA/systems/b200_preview_nemo.json"
 FOLDER = "NVIDIA/results/b200_preview_nemo/llama2_70b_lora"
@@ -33,9 +35,9 @@ def ingest(folder: Path) -> dict[str, pl.DataFrame]:
     """Read and validate a directory source the way the flow does; returns the frames that would load."""
     source = resolve_source(str(folder))
     with open_source(source) as stream:
-        data = read_round(stream, "v4.1", workers=1)
+        data = score_stream(stream, "v4.1", workers=1)
         provenance = stream.provenance
-    return validate_round.fn(ReadResult(source, provenance, data, dt.datetime(2026, 1, 1)))
+    return validate_round.fn(ScoredRound(source, provenance, data, dt.datetime(2026, 1, 1)))
 
 
 # judgements of ours beyond the official tool, stated in the README
@@ -308,7 +310,7 @@ def test_hostile_archive_members_are_refused_and_nothing_is_written(name, entry,
     archive = _archive(tmp_path / "training_results_v4.1.tar.gz", [entry, *good])
     before = set(tmp_path.parent.rglob("*"))
     with open_source(resolve_source(str(archive))) as stream:
-        data = read_round(stream, "v4.1", workers=1)
+        data = score_stream(stream, "v4.1", workers=1)
     assert dict(zip(data.rejections["path"], data.rejections["reason"], strict=True))[path] == reason
     assert data.scores.filter(pl.col("status") == "scored").height == 1  # the good data still scores
     assert set(tmp_path.parent.rglob("*")) == before  # read as a stream: nothing extracted
@@ -321,7 +323,7 @@ def test_truncated_archive_fails_with_a_clear_error(real_slice, tmp_path):
     cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
     with pytest.raises(SourceError, match="is truncated or corrupt"):
         with open_source(resolve_source(str(cut))) as stream:
-            read_round(stream, "v4.1", workers=1)
+            score_stream(stream, "v4.1", workers=1)
 
 
 def test_not_an_archive_fails_with_a_clear_error(tmp_path):
@@ -329,15 +331,12 @@ def test_not_an_archive_fails_with_a_clear_error(tmp_path):
     fake.write_bytes(b"this is not gzip" * 100)
     with pytest.raises(SourceError, match="is truncated or corrupt"):
         with open_source(resolve_source(str(fake))) as stream:
-            read_round(stream, "v4.1", workers=1)
+            score_stream(stream, "v4.1", workers=1)
 
 
-def test_decompression_bomb_is_bounded(tmp_path, monkeypatch):
-    import tasks.sources
-
-    monkeypatch.setattr(tasks.sources, "MAX_SOURCE_BYTES", 5_000_000)
+def test_decompression_bomb_is_bounded(tmp_path):
     bomb = _archive(tmp_path / "training_results_v4.1.tar.gz", [_file(f"training_results_v4.1/x/results/s/bert/result_{i}.txt", b"\0" * 2_000_000) for i in range(4)])
     assert bomb.stat().st_size < 100_000
     with pytest.raises(SourceError, match="expands beyond .* GiB: refused as a decompression bomb"):
-        with open_source(resolve_source(str(bomb))) as stream:
-            read_round(stream, "v4.1", workers=1)
+        with open_source(resolve_source(str(bomb)), max_source_bytes=5_000_000) as stream:
+            score_stream(stream, "v4.1", workers=1)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tasks.compliance import check_log, describe
-from tasks.parse_logs import parse_log
-from tasks.rules import (
+from mlperf_scaling.tasks.parse.result_log import parse_log
+from mlperf_scaling.tasks.score.compliance import check_log, describe
+from mlperf_scaling.tasks.score.rules import (
     RulesCoverage,
     allowed_benchmarks,
     installed_rulesets,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from conftest import ROUNDS, archive, read_shipped_round
-from tasks.rules import rules_for_round, ruleset_name
+
+from mlperf_scaling.tasks.score.rules import rules_for_round, ruleset_name
 
 CHECKED_ROUNDS = [r for r in ROUNDS if rules_for_round(r).checked]
 SAMPLE_VALID_PER_ROUND = 50

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 
 import pytest
-
 from conftest import OFFICIAL_ROUNDS, SHARED_MLPERF, read_shipped_round
 
 EXACT_MIN = 1e-9
@@ -121,14 +120,15 @@ def test_v06_aborted_tpu_run_is_dropped_by_olympic_scoring():
 
 
 def test_parsing_in_worker_processes_gives_the_same_rows_as_parsing_in_process():
-    from tasks.read_round import read_round
-    from tasks.sources import open_source, resolve_source
+    from conftest import score_stream
+
+    from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
 
     pooled, _ = read_shipped_round("v4.1")  # default: two worker processes
     with open_source(resolve_source(str(SHARED_MLPERF / "training_results_v4.1.tar.gz"))) as stream:
-        from tasks.copy_notes import load_copy_notes
+        from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes
 
-        inline = read_round(stream, "v4.1", load_copy_notes(SHARED_MLPERF, "v4.1"), workers=1)
+        inline = score_stream(stream, "v4.1", load_copy_notes(SHARED_MLPERF, "v4.1"), workers=1)
     assert inline.runs.equals(pooled.runs)
     assert inline.scores.equals(pooled.scores)
 

@@ -1,10 +1,11 @@
 """Energy to train from power logs, on real lines (DATA_NOTES section 7) and the published v4.0 value."""
 
 import pytest
-
 from conftest import read_shipped_round
-from tasks.energy import EnergyError, energy_score, parse_power_log, run_energy_j, summarize_power, switch_energy_j
-from tasks.energy import node_energy_j as _node_energy_j
+
+from mlperf_scaling.tasks.parse.power_log import parse_power_log, summarize_power
+from mlperf_scaling.tasks.score.energy import EnergyError, energy_score, run_energy_j, switch_energy_j
+from mlperf_scaling.tasks.score.energy import node_energy_j as _node_energy_j
 
 
 def node_energy_j(log, time_to_train_ms):

@@ -10,16 +10,23 @@ import threading
 import time
 from pathlib import Path
 
-
 from conftest import PROJECT, SHARED_MLPERF, archive
-from warehouse.connection import connect
-from warehouse.load import ROUND_TABLES
+
+from mlperf_scaling.warehouse.connection import connect
+from mlperf_scaling.warehouse.load import ROUND_TABLES
 
 CHILD = """
 import sys
-sys.path.insert(0, sys.argv[1])
-from tasks.ingest_steps import load_round, read_round_from_source, validate_round
-result = read_round_from_source.fn(sys.argv[2], None, sys.argv[4])
+
+from mlperf_scaling.tasks.parse.steps import read_round
+from mlperf_scaling.tasks.score.compliance import judge_for
+from mlperf_scaling.tasks.score.rules import rules_for_round
+from mlperf_scaling.tasks.score.steps import score
+from mlperf_scaling.tasks.source.resolve import resolve_source
+from mlperf_scaling.warehouse.steps import load_round, validate_round
+
+round_name = resolve_source(sys.argv[2]).round
+result = score.fn(read_round.fn(sys.argv[2], round_name, sys.argv[4], judge_for(rules_for_round(round_name))))
 frames = validate_round.fn(result)
 print("loading", flush=True)
 load_round.fn(result, frames, sys.argv[3])
@@ -131,7 +138,7 @@ def _closed_port() -> int:
 
 
 def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefect_isolated, real_slice, warehouse_path, monkeypatch):
-    from flows.ingest import ingest_sources
+    from mlperf_scaling.flows.ingest import ingest_sources
 
     monkeypatch.setenv("MLPERF_NETWORK_TIMEOUT_S", "2")
     monkeypatch.setenv("MLPERF_NETWORK_RETRIES", "1")
@@ -193,8 +200,8 @@ def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
 ):
     import shutil
 
-    import tasks.sources
-    from flows.ingest import ingest_sources
+    import mlperf_scaling.tasks.source.resolve
+    from mlperf_scaling.flows.ingest import ingest_sources
 
     monkeypatch.setenv("MLPERF_NETWORK_RETRIES", "1")
     monkeypatch.setenv("MLPERF_RETRY_DELAY_S", "0.2")
@@ -203,13 +210,13 @@ def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
     for args in (["init", "-q", "-b", "main"], ["add", "-A"],
                  ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "data"]):
         subprocess.run(["git", *args], cwd=remote, check=True, capture_output=True)
-    real_clone = tasks.sources.clone_sparse
+    real_clone = mlperf_scaling.tasks.source.resolve.clone_sparse
 
     def vanishing_clone(url, target, timeout_s=900):
         shutil.rmtree(remote, ignore_errors=True)  # gone between `git ls-remote` and the clone
         return real_clone(url, target, timeout_s)
 
-    monkeypatch.setattr(tasks.sources, "clone_sparse", vanishing_clone)
+    monkeypatch.setattr(mlperf_scaling.tasks.source.resolve, "clone_sparse", vanishing_clone)
     summaries = ingest_sources([f"file://{remote}", str(real_slice)], str(warehouse_path), force=True)
     by_round = {s["round"]: s for s in summaries}
     assert by_round["v4.0"]["status"] == "failed" and "git clone failed" in by_round["v4.0"]["message"]

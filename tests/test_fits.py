@@ -3,10 +3,10 @@
 import numpy as np
 import polars as pl
 import pytest
-
 from conftest import read_shipped_round
-from tasks.fits import fit_group, fit_table, knee, predicted_efficiency
-from tasks.metrics import efficiency_table
+
+from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+from mlperf_scaling.tasks.metrics.fits import fit_group, fit_table, knee, predicted_efficiency
 
 
 def test_amdahl_parameters_and_knee_are_recovered():

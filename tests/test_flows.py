@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import PROJECT
-from warehouse.connection import connect
+
+from mlperf_scaling.warehouse.connection import connect
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def mirror(real_slice, tmp_path) -> Path:
 
 
 def test_pipeline_uses_the_mirror_and_survives_a_failing_round(prefect_isolated, mirror, warehouse_path, tmp_path):
-    from flows.pipeline import mlperf_pipeline
+    from mlperf_scaling.flows.pipeline import mlperf_pipeline
 
     # v9.9 is in no mirror; its "public" repository is a folder that does not exist
     summaries = mlperf_pipeline(["v4.1", "v9.9"], str(warehouse_path), str(mirror), f"file://{tmp_path}/nowhere/")
@@ -70,23 +70,24 @@ def _archive(folder: Path, round_name: str, data: Path) -> None:
 
 
 def test_every_round_of_a_mirror_is_found_in_round_order(tmp_path, real_slice):
-    from tasks.ingest_steps import list_rounds
+    from mlperf_scaling.tasks.source.steps import list_rounds
 
     names = ["v0.5", "v0.6", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1"]
     for name in reversed(names):
         _archive(tmp_path, name, real_slice)
     (tmp_path / "training_results_v9.9.tar.gz.partial").write_bytes(b"")  # not a round source
     (tmp_path / "notes").mkdir()
-    assert list_rounds.fn(str(tmp_path), "https://unused.invalid/") == names
+    assert list_rounds.fn(str(tmp_path), "https://unused.invalid/", []) == names
 
 
 def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(prefect_isolated, tmp_path, capsys):
-    from conftest import cut_slice
+    from conftest import fixture_round
+
     from mlperf_scaling.cli import main
 
     mirror = tmp_path / "mirror"
     mirror.mkdir()
-    v51 = cut_slice("v5.1", "ASUSTeK", "ESC_A8A_MI325X", "llama2_70b_lora", tmp_path / "cut")
+    v51 = fixture_round("v5.1", tmp_path / "cut")
     _archive(mirror, "v5.1", v51)
     _archive(mirror, "v6.2", v51)  # a round newer than the rules installed: same logs, no rules for 6.2.0 yet
     warehouse = tmp_path / "w.duckdb"

@@ -1,6 +1,6 @@
 """Which files are runs, systems, scaling factors or noise, from their paths in real rounds."""
 
-from tasks.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, classify
+from mlperf_scaling.tasks.parse.layout import ENTRY_JSON, IGNORED, OUTSIDE_DATA, POWER_LOG, RESULT_LOG, SCALING_JSON, SYSTEMS_JSON, classify
 
 
 def test_current_layout():

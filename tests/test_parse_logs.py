@@ -1,6 +1,6 @@
 """Log parsing on real lines from the published rounds (quoted in ../shared/mlperf/DATA_NOTES.md)."""
 
-from tasks.parse_logs import MLL, MLLOG, MLP, parse_log
+from mlperf_scaling.tasks.parse.result_log import MLL, MLLOG, MLP, parse_log
 
 START_V41 = ':::MLLOG {"namespace": "", "time_ms": 1727789614054, "event_type": "INTERVAL_START", "key": "run_start", "value": null, "metadata": {"file": "/workspace/gnn/train.py", "lineno": 913}}'
 EVAL_V41 = ':::MLLOG {"namespace": "", "time_ms": 1727789677447, "event_type": "POINT_IN_TIME", "key": "eval_accuracy", "value": 0.679746687412262, "metadata": {"file": "/workspace/gnn/train.py", "lineno": 794, "epoch_num": 0.05}}'

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tasks.parse_systems import SystemsJsonError, parse_count, parse_system
+from mlperf_scaling.tasks.parse.systems_json import SystemsJsonError, parse_count, parse_system
 
 
 def as_bytes(document) -> bytes:
@@ -43,12 +43,12 @@ def test_v05_old_schema_uses_nodes():
 
 def test_v06_nvidia_key_json_lines():
     text = (
-        'org: {"value": "NVIDIA", "metadata": {"file": "mlperf_log_utils.py", "lineno": 231}}\n'
-        'division: {"value": "closed", "metadata": {"file": "mlperf_log_utils.py", "lineno": 235}}\n'
-        'status: {"value": "onprem", "metadata": {"file": "mlperf_log_utils.py", "lineno": 239}}\n'
-        'platform: {"value": "130xDGX-1 with V100", "metadata": {"file": "mlperf_log_utils.py", "lineno": 243}}\n'
-        'entry: {"value": "{\'nodes\': \\"{\'accelerator\': \'Tesla V100-SXM2-16GB\', \'num_accelerators\': \'8\', \'num_nodes\': \'130\'}\\", \'framework\': \'MXNet NVIDIA Release 19.05\'}", "metadata": {}}\n'
-    ).encode()
+        b'org: {"value": "NVIDIA", "metadata": {"file": "mlperf_log_utils.py", "lineno": 231}}\n'
+        b'division: {"value": "closed", "metadata": {"file": "mlperf_log_utils.py", "lineno": 235}}\n'
+        b'status: {"value": "onprem", "metadata": {"file": "mlperf_log_utils.py", "lineno": 239}}\n'
+        b'platform: {"value": "130xDGX-1 with V100", "metadata": {"file": "mlperf_log_utils.py", "lineno": 243}}\n'
+        b'entry: {"value": "{\'nodes\': \\"{\'accelerator\': \'Tesla V100-SXM2-16GB\', \'num_accelerators\': \'8\', \'num_nodes\': \'130\'}\\", \'framework\': \'MXNet NVIDIA Release 19.05\'}", "metadata": {}}\n'
+    )
     record = parse_system(text)
     assert record.accelerators == 1040
     assert record.accelerator_model_name == "Tesla V100-SXM2-16GB"

@@ -2,20 +2,17 @@
 
 import pytest
 
-from tasks.compliance import Failure
-from tasks.parse_logs import LogFacts, MLL, MLLOG, MLP
-from tasks.reference import benchmark_name
-from tasks.rules import benchmark_rules, rules_for_round
-from tasks.scoring import (
-    NOT_SCORED,
-    SCORED,
-    SCORED_INCOMPLETE,
-    SCORED_UNCHECKED,
-    RunVerdict,
-    judge_run,
-    olympic_average,
-    score_group,
-)
+from mlperf_scaling.contracts.enums import ScoreStatus
+from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.tasks.parse.result_log import MLL, MLLOG, MLP, LogFacts
+from mlperf_scaling.tasks.score.compliance import Failure
+from mlperf_scaling.tasks.score.group import score_group
+from mlperf_scaling.tasks.score.olympic import olympic_average
+from mlperf_scaling.tasks.score.rules import benchmark_rules, rules_for_round
+from mlperf_scaling.tasks.score.validity import RunVerdict, judge_run
+
+NOT_SCORED, SCORED = ScoreStatus.NOT_SCORED, ScoreStatus.SCORED
+SCORED_INCOMPLETE, SCORED_UNCHECKED = ScoreStatus.SCORED_INCOMPLETE, ScoreStatus.SCORED_UNCHECKED
 
 V41 = rules_for_round("v4.1")
 

@@ -8,12 +8,14 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from conftest import score_stream
 
-from tasks.read_round import read_round
-from tasks.sources import ARCHIVE, DIRECTORY, GIT_REPO, GIT_URL, SourceError, open_source, resolve_source
+from mlperf_scaling.tasks.source.members import SourceError
+from mlperf_scaling.tasks.source.resolve import ARCHIVE, DIRECTORY, GIT_REPO, GIT_URL, open_source, resolve_source
+
 
 def _score(stream, round_name="v4.1") -> dict:
-    data = read_round(stream, round_name)
+    data = score_stream(stream, round_name)
     rows = data.scores.to_dicts()
     assert len(rows) == 1, rows
     return rows[0]
@@ -108,7 +110,7 @@ def test_archive_members_escaping_the_root_are_refused(tmp_path):
         link.linkname = "/etc/passwd"
         out.addfile(link)
     with open_source(resolve_source(str(path))) as stream:
-        data = read_round(stream, "v4.1")
+        data = score_stream(stream, "v4.1")
     reasons = dict(zip(data.rejections["path"], data.rejections["reason"]))
     assert "'..' path: refused" in reasons["../evil.txt"]
     assert "link inside the archive" in reasons["NVIDIA/results/s/bert/result_1.txt"]

@@ -1,9 +1,10 @@
 """Across rounds: carried-over results counted once, trends at equal scale, on the real v3.1 and v4.1 rounds."""
 
 import polars as pl
-
 from conftest import read_shipped_round
-from tasks.trends import carried_over_groups, plot_trends, trend_table
+
+from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
+from mlperf_scaling.tasks.publish.plots import plot_trends
 
 
 def _rounds(*names):

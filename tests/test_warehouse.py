@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import duckdb
 import polars as pl
 import pytest
-
 from conftest import read_shipped_round
-from schemas.scores import ScoresSchema
-from schemas.validate import split_valid_rows
-from tasks.ingest_steps import ReadResult, load_round, validate_round
-from tasks.sources import Source
-from warehouse.connection import connect, open_writer
-from warehouse.load import ROUND_TABLES
 
-import datetime as dt
+from mlperf_scaling.contracts.scores import ScoresSchema
+from mlperf_scaling.contracts.validate import split_valid_rows
+from mlperf_scaling.tasks.score.steps import ScoredRound
+from mlperf_scaling.tasks.source.resolve import Source
+from mlperf_scaling.warehouse.connection import connect, open_writer
+from mlperf_scaling.warehouse.load import ROUND_TABLES
+from mlperf_scaling.warehouse.steps import load_round, validate_round
 
 
-def _result(round_name: str) -> ReadResult:
+def _result(round_name: str) -> ScoredRound:
     data, provenance = read_shipped_round(round_name)
     source = Source(f"training_results_{round_name}.tar.gz", "archive", round_name, "/dev/null")
-    return ReadResult(source, provenance, data, dt.datetime(2026, 1, 1))
+    return ScoredRound(source, provenance, data, dt.datetime(2026, 1, 1))
 
 
 def _load(round_name: str, warehouse) -> dict:
@@ -103,7 +104,7 @@ def test_strings_from_the_data_are_bound_never_formatted(warehouse_path):
     hostile = "x'); drop table scores; --"
     data_copy = type(data)(**{**data.__dict__, "scores": data.scores.with_columns(pl.lit(hostile).alias("system"))[:1]})
     source = Source("hostile", "directory", "v4.1", "/dev/null")
-    result = ReadResult(source, provenance, data_copy, dt.datetime(2026, 1, 1))
+    result = ScoredRound(source, provenance, data_copy, dt.datetime(2026, 1, 1))
     load_round.fn(result, validate_round.fn(result), str(warehouse_path))
     with connect(warehouse_path, read_only=True) as connection:
         assert connection.execute("select system from scores").fetchall() == [(hostile,)]
@@ -127,8 +128,8 @@ def test_a_second_writer_waits_and_says_so(warehouse_path):
 
     holder = subprocess.Popen(
         [sys.executable, "-c", (
-            "import sys, time; sys.path.insert(0, sys.argv[1]);"
-            "from warehouse.connection import writer_lock\n"
+            "import sys, time\n"
+            "from mlperf_scaling.warehouse.connection import writer_lock\n"
             "with writer_lock(sys.argv[2]):\n    print('held', flush=True); time.sleep(3)"
         ), str(PROJECT), str(warehouse_path)],
         stdout=subprocess.PIPE, text=True,
@@ -168,7 +169,7 @@ def test_a_failed_write_leaves_the_warehouse_as_it_was(warehouse_path):
 
 
 def test_a_warehouse_of_other_table_definitions_is_rebuilt_and_says_so(warehouse_path):
-    from tasks.ingest_steps import loaded_versions
+    from mlperf_scaling.warehouse.versions import loaded_versions
 
     _load("v4.1", warehouse_path)
     assert set(loaded_versions(str(warehouse_path))) == {"v4.1"}

@@ -7,11 +7,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import cut_slice
-from tasks.releases import CHANGED, NEW, RESCORE, UNCHANGED, compare_with_warehouse, next_round_names, normalise_remote_base, watch_markdown
-from tasks.rules import rules_version
-from warehouse.connection import connect
+
+from mlperf_scaling.rounds import next_round_names
+from mlperf_scaling.tasks.publish.artifacts import watch_markdown
+from mlperf_scaling.tasks.score.rules import rules_version
+from mlperf_scaling.tasks.source.releases import normalise_remote_base
+from mlperf_scaling.warehouse.connection import connect
+from mlperf_scaling.warehouse.versions import CHANGED, NEW, RESCORE, UNCHANGED, compare_with_warehouse
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -48,7 +51,7 @@ def ingested_rounds(warehouse: Path) -> list[str]:
 
 
 def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remote, warehouse_path, tmp_path):
-    from flows.watch import watch_releases
+    from mlperf_scaling.flows.watch import watch_releases
 
     work, remote_folder = remote
     reports = str(tmp_path / "reports")
@@ -103,11 +106,13 @@ def test_the_watch_artifact_says_when_a_round_is_newer_than_the_rules():
     assert "- **v6.2**: ruleset 6.2.0 is newer than the rules installed (mlperf-logging 4.1.68 ends at 6.1.0)" in text
 
 
-def test_deployments_for_serve_have_the_daily_watch():
-    from flows.deployments import WATCH_CRON, build_deployments
+def test_deployments_for_serve_are_the_ones_prefect_yaml_declares():
+    from mlperf_scaling.flows.deployments import build_deployments, declared_deployments, watch_cron
     from mlperf_scaling.settings import Settings
 
     pipeline, watch = build_deployments(Settings())
     assert (pipeline.name, watch.name) == ("pipeline", "watch-releases")
-    assert watch.schedules[0].schedule.cron == WATCH_CRON
+    assert watch_cron() == "0 6 * * *"  # daily, 06:00 UTC, written once: in prefect.yaml
+    assert watch.schedules[0].schedule.cron == watch_cron()
+    assert pipeline.description == declared_deployments()["pipeline"]["description"]
     assert pipeline.parameters["rounds"] is None  # every round the source holds

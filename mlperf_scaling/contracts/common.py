@@ -1,0 +1,29 @@
+"""Field definitions shared by several tables, and the frame schema each contract implies."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+from mlperf_scaling.rounds import ROUND_PATTERN
+
+
+def round_field():
+    return pa.Field(str_matches=ROUND_PATTERN, description="MLPerf round, e.g. v4.1")
+
+
+def folder_field(description: str):
+    return pa.Field(str_length={"min_value": 1, "max_value": 512}, description=description)
+
+
+def frame_schema(model: type[pa.DataFrameModel]) -> dict[str, pl.DataType]:
+    """The polars schema of a table, from its contract: the one place its columns are listed in Python."""
+    return {name: column.dtype.type for name, column in model.to_schema().columns.items()}
+
+
+class Contract(pa.DataFrameModel):
+    """A warehouse table's contract: exactly its columns (strict), values coerced to their types."""
+
+    class Config:
+        strict = True
+        coerce = True

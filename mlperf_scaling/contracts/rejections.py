@@ -1,0 +1,15 @@
+"""Contract for `rejections`: every file or row that could not be used, and why."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+
+from mlperf_scaling.contracts.common import Contract, round_field
+from mlperf_scaling.contracts.enums import Stage
+
+
+class RejectionsSchema(Contract):
+    round: str = round_field()
+    path: str = pa.Field(description="file path inside the round, or table:key for a rejected row")
+    stage: str = pa.Field(isin=[s.value for s in Stage])
+    reason: str = pa.Field(str_length={"min_value": 1})

@@ -1,0 +1,35 @@
+"""Analysis flows: a round's metrics into the warehouse, and the metrics across rounds."""
+
+from __future__ import annotations
+
+from prefect import flow, get_run_logger
+
+from mlperf_scaling.flows.naming import round_run_name
+from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
+from mlperf_scaling.tasks.publish.steps import publish_trends
+
+
+@flow(name="analyze-round", flow_run_name=round_run_name("analyze"))
+def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> dict:
+    """Speedup, efficiency, clusters and scaling fits of a round's scores, written to the warehouse.
+
+    `threshold`: the efficiency below which a fitted curve's knee is reported, besides 0.5.
+    """
+    analysis = compute_round_analysis(warehouse, round_name, threshold)
+    write_round_analysis(warehouse, analysis)
+    get_run_logger().info(
+        "%s: %d systems analysed in %d benchmarks, %d score rows left out",
+        round_name, analysis.efficiency.height, analysis.efficiency["benchmark"].n_unique(), analysis.exclusions.height,
+    )
+    return {"round": round_name, "n_systems": analysis.efficiency.height, "n_excluded": analysis.exclusions.height}
+
+
+@flow(name="analyze-trends")
+def analyze_trends(warehouse: str, reports: str = "reports") -> dict:
+    """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/."""
+    frames = compute_trends(warehouse)
+    write_trends(warehouse, frames)
+    page = publish_trends(frames, reports)
+    get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,
+                          int(frames["carried_over"]["is_carried_over"].sum()), page)
+    return {"report": str(page), "n_points": frames["round_trends"].height}

@@ -1,0 +1,81 @@
+"""Ingestion flows: one round from one source, and several sources in one call."""
+
+from __future__ import annotations
+
+from prefect import flow, get_run_logger
+from prefect.runtime import flow_run
+
+from mlperf_scaling.rounds import round_from_name
+from mlperf_scaling.settings import Settings
+from mlperf_scaling.tasks.parse.steps import read_round
+from mlperf_scaling.tasks.publish.steps import publish_rejections
+from mlperf_scaling.tasks.score.compliance import judge_for
+from mlperf_scaling.tasks.score.rules import rules_for_round
+from mlperf_scaling.tasks.score.steps import score
+from mlperf_scaling.tasks.source.members import SourceError
+from mlperf_scaling.tasks.source.resolve import resolve_source
+from mlperf_scaling.tasks.source.steps import find_source_version
+from mlperf_scaling.warehouse.steps import check_loaded, load_round, record_failure, validate_round
+
+
+def _round_run_name() -> str:
+    # Flow-run names carry the round (ingest-v4-1); Prefect keys allow no dots.
+    parameters = flow_run.parameters
+    round_name = parameters.get("round_name") or round_from_name(str(parameters.get("source", ""))) or "round"
+    return f"ingest-{round_name.replace('.', '-')}"
+
+
+@flow(name="ingest-round", flow_run_name=_round_run_name)
+def ingest_round(
+    source: str,
+    warehouse: str,
+    round_name: str | None = None,
+    notes_dir: str | None = None,
+    force: bool = False,
+    settings: Settings | None = None,
+) -> dict:
+    """Read, judge, score, validate and load one round, unless the warehouse holds this very version already.
+
+    A failure is recorded in `ingestions` and reported, never raised: other rounds go on.
+    """
+    logger = get_run_logger()
+    settings = settings or Settings()
+    # network steps: bounded in time, retried a bounded number of times, then this round fails alone
+    try:
+        round_name = resolve_source(source, round_name).round
+        version = find_source_version.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(source, round_name, settings.network_timeout_s)
+        loaded = None if force else check_loaded(warehouse, round_name, version)
+        if loaded is not None:
+            logger.info("%s unchanged (%s): skipped", round_name, version.commit or version.sha256)
+            return {**loaded, "status": "unchanged", "message": "same version already loaded"}
+        judge = judge_for(rules_for_round(round_name))  # runs in the parsing workers, where the lines are
+        files = read_round.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(
+            source, round_name, notes_dir, judge, settings.clone_timeout_s, settings.max_source_bytes
+        )
+        scored = score(files)
+        frames = validate_round(scored)
+        summary = load_round(scored, frames, warehouse)
+        publish_rejections(round_name, frames["rejections"])
+        return summary
+    except Exception as exc:  # one bad round must not stop the others
+        message = f"{type(exc).__name__}: {exc}"
+        logger.error("ingestion of %s failed: %s", source, message)
+        return record_failure(source, round_name, warehouse, message)
+
+
+@flow(name="ingest")
+def ingest_sources(
+    sources: list[str],
+    warehouse: str,
+    round_name: str | None = None,
+    notes_dir: str | None = None,
+    force: bool = True,
+    settings: Settings | None = None,
+) -> list[dict]:
+    """Ingest each source in turn (one writer at a time). Explicit sources are re-read unless force is off."""
+    if round_name is not None and len(sources) > 1:
+        raise SourceError("--round names the round of a single source; give one source or none")
+    for source in sources:
+        resolve_source(source, round_name)  # fail fast on a typo before any work starts
+    settings = settings or Settings()
+    return [ingest_round(source, warehouse, round_name, notes_dir, force, settings) for source in sources]

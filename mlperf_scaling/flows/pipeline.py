@@ -1,0 +1,58 @@
+"""The main job: every round the source holds (or those named), each ingested, analysed and published, then the
+view across rounds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import flow, get_run_logger
+
+from mlperf_scaling.flows.analyze import analyze_round, analyze_trends
+from mlperf_scaling.flows.ingest import ingest_round
+from mlperf_scaling.flows.publish import publish_round
+from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
+from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
+from mlperf_scaling.tasks.source.steps import list_rounds
+
+
+@flow(name="mlperf-pipeline")
+def mlperf_pipeline(
+    rounds: list[str] | None,
+    warehouse: str,
+    mirror: str | None = None,
+    remote_base: str = PUBLIC_REMOTE_BASE,
+    reports: str = "reports",
+    force: bool = False,
+    settings: Settings | None = None,
+) -> list[dict]:
+    """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run.
+
+    No rounds (None): every round the source holds. A round whose source version is already loaded, with its report
+    on disk, is skipped in seconds.
+    """
+    logger = get_run_logger()
+    settings = settings or Settings()
+    if rounds is None:
+        rounds = list_rounds.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(mirror, remote_base, rounds_of_installed_rules(), settings.network_timeout_s)
+    summaries = []
+    for round_name in rounds:
+        source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
+        logger.info("%s: source %s", round_name, source)
+        summary = ingest_round(source, warehouse, round_name, force=force, settings=settings)
+        report = Path(reports) / round_name / "index.html"
+        if summary["status"] == "unchanged" and report.is_file():
+            summary["report"] = str(report)
+        elif summary["status"] in ("succeeded", "unchanged"):
+            try:
+                analyze_round(round_name, warehouse)
+                summary["report"] = publish_round(round_name, warehouse, reports)["report"]
+            except Exception as exc:  # the round's data is loaded; say what failed after it
+                logger.error("%s: analysis failed: %s", round_name, exc)
+                summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
+        summaries.append(summary)
+    if any(s["status"] in ("succeeded", "unchanged") for s in summaries):
+        try:
+            analyze_trends(warehouse, reports)
+        except Exception as exc:  # the rounds are loaded and published; say what failed after them
+            logger.error("cross-round trends failed: %s", exc)
+    return summaries

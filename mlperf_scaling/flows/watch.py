@@ -1,0 +1,39 @@
+"""`watch-releases`: notice new or changed MLPerf Training rounds at the remote and process only those."""
+
+from __future__ import annotations
+
+from prefect import flow, get_run_logger
+from prefect.artifacts import create_markdown_artifact
+
+from mlperf_scaling.flows.pipeline import mlperf_pipeline
+from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings
+from mlperf_scaling.tasks.publish.artifacts import watch_markdown
+from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
+from mlperf_scaling.tasks.source.releases import normalise_remote_base
+from mlperf_scaling.tasks.source.steps import list_remote_rounds
+from mlperf_scaling.warehouse.versions import CHANGED, NEW, RESCORE, compare_with_warehouse, loaded_versions
+
+
+@flow(name="watch-releases")
+def watch_releases(
+    warehouse: str,
+    remote_base: str = PUBLIC_REMOTE_BASE,
+    reports: str = "reports",
+    known_rounds: list[str] | None = None,
+    settings: Settings | None = None,
+) -> dict:
+    """Compare each round's head commit at the remote with `ingestions`; run the pipeline for new and changed rounds."""
+    logger = get_run_logger()
+    settings = settings or Settings()
+    base = normalise_remote_base(remote_base)
+    loaded = loaded_versions(warehouse)
+    known = sorted(set(known_rounds or rounds_of_installed_rules()) | set(loaded))
+    heads = list_remote_rounds.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(base, known, settings.network_timeout_s)
+    changes = compare_with_warehouse(heads, loaded)
+    to_run = [c.round for c in changes if c.action in (NEW, CHANGED, RESCORE)]
+    for change in changes:
+        logger.info("%s: head %s, loaded %s: %s", change.round, change.head[:12], (change.loaded_commit or "-")[:12], change.action)
+    summaries = mlperf_pipeline(to_run, warehouse, None, base, reports, settings=settings) if to_run else []
+    create_markdown_artifact(markdown=watch_markdown(base, changes, to_run), key="watch-releases",
+                             description="Rounds found at the remote and what this watch run started")
+    return {"found": {c.round: c.action for c in changes}, "started": to_run, "summaries": summaries}

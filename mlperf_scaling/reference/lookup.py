@@ -1,0 +1,97 @@
+"""Reference data the official rules package does not have: benchmark names across rounds, accelerator names.
+
+Both live as TSV files in `mlperf_scaling/reference/` so a reviewer can read and diff them. The rules (run counts,
+olympic drops, quality targets, compliance) come from mlperf-logging: see mlperf_scaling.tasks.score.rules.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from mlperf_scaling.rounds import round_key
+
+
+def _read_tsv(name: str) -> list[dict[str, str]]:
+    text = resources.files("mlperf_scaling.reference").joinpath(name).read_text(encoding="utf-8")
+    return list(csv.DictReader(text.splitlines(), delimiter="\t"))
+
+
+@dataclass(frozen=True)
+class BenchmarkName:
+    """What the project calls a benchmark folder across rounds; the rules themselves come from mlperf_scaling.tasks.score.rules."""
+
+    folder: str
+    canonical_name: str
+    workload: str
+    listed: bool = True  # False: a folder name benchmarks.tsv does not know
+
+
+@functools.cache
+def _benchmark_rows() -> list[dict[str, str]]:
+    return _read_tsv("benchmarks.tsv")
+
+
+def benchmark_name(folder: str, round_name: str) -> BenchmarkName:
+    """Canonical name and workload of a benchmark folder in a round (ssd is RetinaNet from v2.0, SSD-ResNet34 before)."""
+    current = round_key(round_name)
+    for row in _benchmark_rows():
+        if row["benchmark"] != folder:
+            continue
+        if current < round_key(row["first_round"]):
+            continue
+        if row["last_round"] and current > round_key(row["last_round"]):
+            continue
+        return BenchmarkName(folder, row["canonical_name"], row["workload"])
+    return BenchmarkName(folder, folder, "unknown benchmark", listed=False)
+
+
+@functools.cache
+def accelerator_table() -> tuple[tuple[str, str, str, str, float | None], ...]:
+    """The curated accelerator names: (raw name, vendor, family, form factor, memory GB); empty family = unknown."""
+    rows = []
+    for row in _read_tsv("accelerators.tsv"):
+        memory = float(row["memory_gb"]) if row["memory_gb"] else None
+        rows.append((row["accelerator_model_name"], row["vendor"], row["family"], row["form_factor"], memory))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class AcceleratorClass:
+    """Vendor, family, form factor and memory of a published accelerator name."""
+
+    name: str
+    vendor: str | None
+    family: str | None  # None: the name does not say which accelerator it is
+    form_factor: str | None
+    memory_gb: float | None
+    inferred: bool  # True: not in accelerators.tsv, read from accelerator_patterns.tsv (first match wins)
+
+
+@functools.cache
+def _accelerator_patterns() -> tuple[tuple[re.Pattern, str, str, str], ...]:
+    return tuple(
+        (re.compile(row["pattern"], re.IGNORECASE), row["vendor"], row["family"], row["form_factor"])
+        for row in _read_tsv("accelerator_patterns.tsv")
+    )
+
+
+_MEMORY = re.compile(r"(\d+)\s*GB", re.IGNORECASE)
+
+
+@functools.cache
+def classify_accelerator(name: str) -> AcceleratorClass:
+    """The curated entry for a published name; a name not curated yet gets its family from the documented name
+    patterns, marked inferred; a name no pattern knows gets no family. Never raises: a new name cannot break a round."""
+    for raw, vendor, family, form_factor, memory in accelerator_table():
+        if raw == name:
+            return AcceleratorClass(name, vendor or None, family or None, form_factor or None, memory, False)
+    for pattern, vendor, family, form_factor in _accelerator_patterns():
+        if pattern.search(name):
+            memory_match = _MEMORY.search(name)
+            memory = float(memory_match.group(1)) if memory_match else None
+            return AcceleratorClass(name, vendor, family, form_factor or None, memory, True)
+    return AcceleratorClass(name, None, None, None, None, False)

@@ -1,0 +1,84 @@
+"""The metrics stage as Prefect tasks: a round's scores into efficiency, clusters and fits, and the cross-round
+tables, each read from and written to the warehouse. Each is a plain function underneath (`.fn`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from mlperf_scaling.contracts.clusters import AnalysisExclusionsSchema, ClustersSchema
+from mlperf_scaling.contracts.efficiency import EfficiencySchema
+from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
+from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
+from mlperf_scaling.tasks.metrics.clusters import cluster_table
+from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
+from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
+from mlperf_scaling.warehouse.connection import open_writer
+from mlperf_scaling.warehouse.load import replace_round_analysis, replace_trends
+from mlperf_scaling.warehouse.read import read_queries
+
+
+@dataclass
+class RoundAnalysis:
+    round: str
+    efficiency: pl.DataFrame
+    clusters: pl.DataFrame
+    exclusions: pl.DataFrame
+    fits: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=FIT_SCHEMA))
+    source: dict | None = None
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions,
+                "scaling_fits": self.fits}
+
+
+@task(name="compute-metrics", cache_policy=NO_CACHE)
+def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0.5) -> RoundAnalysis:
+    """Efficiency, clusters, scaling fits and exclusions of one round, from its `scores` rows."""
+    (scores,) = read_queries(warehouse, "round_scores", round=round_name)
+    if scores.height == 0:
+        raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
+    efficiency, exclusions = efficiency_table(scores)
+    clusters = cluster_table(efficiency)
+    return RoundAnalysis(
+        round_name,
+        EfficiencySchema.validate(efficiency, lazy=True),
+        ClustersSchema.validate(clusters, lazy=True),
+        AnalysisExclusionsSchema.validate(exclusions, lazy=True),
+        ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
+    )
+
+
+@task(name="write-metrics", cache_policy=NO_CACHE)
+def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
+    with open_writer(warehouse) as connection:
+        replace_round_analysis(connection, analysis.round, analysis.frames())
+
+
+@task(name="read-metrics", cache_policy=NO_CACHE)
+def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
+    efficiency, clusters, exclusions, fits, sources = read_queries(
+        warehouse, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_sources", round=round_name
+    )
+    source = sources.to_dicts()[0] if sources.height else None
+    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, source)
+
+
+@task(name="compute-trends", cache_policy=NO_CACHE)
+def compute_trends(warehouse: str) -> dict[str, pl.DataFrame]:
+    """Carried-over results and time-to-train trends across every round in the warehouse."""
+    scores, runs = read_queries(warehouse, "all_scores", "all_run_identities")
+    return {
+        "carried_over": CarriedOverSchema.validate(carried_over_groups(runs), lazy=True),
+        "round_trends": RoundTrendsSchema.validate(trend_table(scores, runs), lazy=True),
+    }
+
+
+@task(name="write-trends", cache_policy=NO_CACHE)
+def write_trends(warehouse: str, frames: dict[str, pl.DataFrame]) -> None:
+    with open_writer(warehouse) as connection:
+        replace_trends(connection, frames)

@@ -1,0 +1,220 @@
+"""Read one round's files into facts: systems, parsed runs, power summaries, scaling factors and rejections.
+
+The parse step of source -> parse -> score: it reads each file once, in the order the source yields it, and keeps
+only small per-run facts in memory. Bytes to facts; judging and scoring are the score step's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mlperf_scaling.contracts.enums import Stage
+from mlperf_scaling.tasks.parse.layout import (
+    ENTRY_JSON,
+    IGNORED,
+    OUTSIDE_DATA,
+    POWER_LOG,
+    RESULT_LOG,
+    SCALING_JSON,
+    SYSTEMS_JSON,
+    Member,
+    classify,
+)
+from mlperf_scaling.tasks.parse.pool import POWER, RESULT, Judge, LogParser
+from mlperf_scaling.tasks.parse.power_log import PowerSummary
+from mlperf_scaling.tasks.parse.result_log import LogFacts
+from mlperf_scaling.tasks.parse.systems_json import SystemRecord, SystemsJsonError, parse_system
+from mlperf_scaling.tasks.source.members import MemberStream
+from mlperf_scaling.tasks.source.mirror_notes import CopyNotes
+
+# (submitter, system, benchmark or submission): folder names, None where a layout has no such level
+GroupKey = tuple[Any, ...]
+
+
+@dataclass
+class ParsedRun:
+    member: Member
+    facts: LogFacts
+    verdict: Any  # what the judge said in the worker (compliance failures), or None
+    size: int
+    sha256: str
+
+
+# (submitter, system, benchmark) -> result name -> {"node": [...], "sw": [...]}
+PowerByRun = dict[GroupKey, dict[str, dict[str, list[PowerSummary]]]]
+
+
+@dataclass
+class RoundFacts:
+    """Everything read from one round, before any scoring."""
+
+    round: str
+    systems: dict[GroupKey, tuple[Member, SystemRecord]]  # (submitter, system folder, submission)
+    runs: list[ParsedRun]
+    power: PowerByRun
+    scaling: dict[GroupKey, tuple[float | None, str | None]]  # (factor, why unusable)
+    rejections: list[dict[str, Any]]
+    missing_members: list[Member]  # logs of this round absent from the copy (MISSING.txt)
+    system_names: dict[GroupKey, str] = field(default_factory=dict)
+    n_files: int = 0
+    n_bytes: int = 0
+    n_power_logs: int = 0
+    seconds: float = 0.0
+
+    def system_of(self, member: Member) -> str:
+        """The system name a member belongs to (v0.5 TPU folders, all named `tpu`, qualified by submission)."""
+        return self.system_names.get((member.submitter, member.system, member.submission)) or member.system or ""
+
+    def reject(self, path: str, stage: Stage, reason: str) -> None:
+        self.rejections.append({"round": self.round, "path": path, "stage": stage.value, "reason": reason})
+
+
+class _Collector:
+    def __init__(self, round_name: str, notes: CopyNotes, workers: int | None, judge: Judge | None):
+        self.round = round_name
+        self.notes = notes
+        self.parser = LogParser(workers, judge)
+        self.log_members: list[tuple[str, Member, int]] = []  # (kind, member, size), in parser order
+        self.runs: list[ParsedRun] = []
+        # (submitter, system, benchmark) -> result name -> {"node": [...], "sw": [...]}
+        self.power: dict[GroupKey, dict[str, dict[str, list[PowerSummary]]]] = defaultdict(dict)
+        self.systems: dict[GroupKey, tuple[Member, SystemRecord]] = {}
+        self.scaling: dict[GroupKey, tuple[float | None, str | None]] = {}
+        self.rejections: list[dict[str, Any]] = []
+        self.missing_members: list[Member] = []
+        self.n_files = 0
+        self.n_bytes = 0
+        self.n_power_logs = 0
+
+    def finish_parsing(self) -> None:
+        results = self.parser.results()
+        for (kind, member, size), (parsed, verdict, sha) in zip(self.log_members, results, strict=True):
+            if kind == RESULT:
+                assert isinstance(parsed, LogFacts)
+                self.runs.append(ParsedRun(member, parsed, verdict, size, sha))
+                continue
+            assert isinstance(parsed, PowerSummary)
+            # power/<result name>/node_<k>.txt or sw_<k>.txt, as the official tool globs them
+            run_name, file_name = member.path.split("/power/", 1)[1].split("/")[-2:]
+            files = self.power[(member.submitter, member.system, member.benchmark)].setdefault(run_name, {"node": [], "sw": []})
+            files["node" if file_name.startswith("node_") else "sw"].append(parsed)
+
+    def reject(self, path: str, stage: Stage, reason: str) -> None:
+        self.rejections.append({"round": self.round, "path": path, "stage": stage.value, "reason": reason})
+
+    def add(self, member: Member, load: Callable[[], bytes]) -> None:
+        if member.kind == IGNORED:
+            reason = member.reason or "not used"
+            if member.path not in self.notes.excluded:  # those are reported once, from the notes
+                self.reject(member.path, Stage.LAYOUT, reason)
+            return
+        if member.kind == OUTSIDE_DATA:
+            return  # a repository's code and documents are not data; a sparse clone never fetches them
+        if member.kind == POWER_LOG:
+            self.n_power_logs += 1
+            name = member.path.rsplit("/", 1)[-1]
+            nested = member.path.split("/power/", 1)[1].count("/")
+            if nested != 1 or not name.endswith(".txt") or not name.startswith(("node_", "sw_")):
+                return  # total_power.txt and the like: not read by the official tool either
+            data = load()
+            self.n_bytes += len(data)
+            self.log_members.append((POWER, member, len(data)))
+            self.parser.add(data, POWER)
+            return
+        data = load()
+        self.n_bytes += len(data)
+        if member.kind == RESULT_LOG:
+            self.log_members.append((RESULT, member, len(data)))
+            self.parser.add(data)
+        elif member.kind in (SYSTEMS_JSON, ENTRY_JSON):
+            self._add_system(member, data)
+        elif member.kind == SCALING_JSON:
+            self._add_scaling(member, data)
+
+    def _add_system(self, member: Member, data: bytes) -> None:
+        try:
+            record = parse_system(data)
+        except SystemsJsonError as exc:
+            self.reject(member.path, Stage.PARSE, str(exc))
+            return
+        key = (member.submitter, member.system, member.submission or "")
+        if key in self.systems:
+            self.reject(member.path, Stage.PARSE, f"second description of system {member.system!r}: the first one read is kept")
+            return
+        self.systems[key] = (member, record)
+
+    def _add_scaling(self, member: Member, data: bytes) -> None:
+        key = (member.submitter, member.system, member.benchmark)
+        try:
+            factor = json.loads(data.decode("utf-8", errors="strict"))["scaling_factor"]
+            if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0 or factor != factor:
+                raise ValueError(f"scaling_factor is {factor!r}, not a positive number")
+            self.scaling[key] = (float(factor), None)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            reason = f"scaling.json unusable ({exc.__class__.__name__}: {exc}): the score is left unscaled and not published"
+            self.reject(member.path, Stage.PARSE, reason)
+            self.scaling[key] = (None, reason)
+
+
+def read_round_files(
+    stream: MemberStream,
+    round_name: str,
+    notes: CopyNotes | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+    workers: int | None = None,
+    judge: Judge | None = None,
+) -> RoundFacts:
+    """Read every member of an opened source into the round's facts.
+
+    `workers` processes parse the logs (default: up to two cores); 0 or 1 parses in this process. `judge`, if
+    given, judges each parsed result log in the worker that parsed it (the score step's compliance rules).
+    """
+    started = time.perf_counter()
+    notes = notes or CopyNotes()
+    collector = _Collector(round_name, notes, workers, judge)
+    try:
+        for path, load, _size in stream.members:
+            collector.n_files += 1
+            collector.add(classify(path), load)
+            if progress is not None and collector.n_files % 500 == 0:
+                progress(collector.n_files, collector.n_bytes, stream.fraction_read())
+        collector.finish_parsing()
+    finally:
+        collector.parser.close()
+    for skipped in stream.skipped:
+        collector.reject(skipped.path, Stage.SOURCE, skipped.reason)
+    for path, why in sorted(notes.excluded.items()):
+        collector.reject(path, Stage.SOURCE, f"excluded from this copy ({why}): listed in EXCLUDED.txt")
+    for path in sorted(notes.missing):
+        member = classify(path)
+        collector.reject(path, Stage.SOURCE, "log absent from this copy: listed in MISSING.txt")
+        if member.kind == RESULT_LOG:
+            collector.missing_members.append(member)
+    c = collector
+    return RoundFacts(
+        round=round_name, systems=c.systems, runs=c.runs, power=dict(c.power), scaling=c.scaling, rejections=c.rejections,
+        missing_members=c.missing_members, system_names=_v05_system_names(c), n_files=c.n_files, n_bytes=c.n_bytes,
+        n_power_logs=c.n_power_logs, seconds=time.perf_counter() - started,
+    )
+
+
+def _v05_system_names(collector: _Collector) -> dict[GroupKey, str]:
+    """v0.5 names every Google TPU system folder `tpu`: qualify a name used by several submissions."""
+    submissions: dict[tuple[Any, ...], set[str]] = defaultdict(set)
+    members = [r.member for r in collector.runs] + [m for m, _ in collector.systems.values()] + collector.missing_members
+    for m in members:
+        if m.submission is not None:
+            submissions[(m.submitter, m.system)].add(m.submission)
+    names = {}
+    for (submitter, system), found in submissions.items():
+        for submission in found:
+            qualified = system if len(found) == 1 else f"{submission.split('/')[-1]}/{system}"
+            names[(submitter, system, submission)] = qualified
+    return names
+
+

@@ -1,0 +1,135 @@
+"""Show a round's analysis in the Prefect UI: a markdown summary, a table and the plots as images."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import polars as pl
+from prefect.artifacts import create_image_artifact, create_markdown_artifact, create_table_artifact
+
+from mlperf_scaling.contracts.enums import RulesCoverage
+from mlperf_scaling.tasks.publish.plots import NOTE
+from mlperf_scaling.tasks.run_context import artifact_key
+from mlperf_scaling.tasks.score.rules import rules_for_round
+from mlperf_scaling.warehouse.versions import RoundChange
+
+
+def data_uri(png: Path) -> str:
+    # A local path renders as a broken image in the UI; a data: URI renders everywhere.
+    return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+
+
+def _fmt(value, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None) -> str:
+    lines = [
+        f"# MLPerf Training {round_name}: scaling summary",
+        "",
+        f"_{NOTE}_",
+        "",
+        "| benchmark | systems | reference (N, T min) | fastest (N, T min) | most efficient scale-out (N, efficiency) |",
+        "|---|---:|---|---|---|",
+    ]
+    for row in summary.iter_rows(named=True):
+        best = (
+            f"{row['best_scale_out_system']} ({row['best_scale_out_accelerators']}, {_fmt(row['best_scale_out_efficiency'])})"
+            if row["best_scale_out_system"] else "-"
+        )
+        lines.append(
+            f"| {row['benchmark']} | {row['n_systems']} | {row['reference_system']} ({row['reference_accelerators']}, "
+            f"{_fmt(row['reference_time_min'])}) | {row['fastest_system']} ({row['fastest_accelerators']}, "
+            f"{_fmt(row['fastest_time_min'], 3)}) | {best} |"
+        )
+    if report is not None:
+        lines += ["", f"Report on disk: `{report}`"]
+    for benchmark, kinds in plots.items():
+        png = next((p for p in kinds.get("efficiency", []) if p.suffix == ".png"), None)
+        if png is not None:
+            lines += ["", f"## {benchmark}: efficiency", "", f"![{benchmark} efficiency]({data_uri(png)})"]
+    return "\n".join(lines)
+
+
+def publish_artifacts(
+    round_name: str,
+    summary: pl.DataFrame,
+    efficiency: pl.DataFrame,
+    plots: dict[str, dict[str, list[Path]]],
+    report: Path | None,
+) -> list[str]:
+    """Create the round's artifacts (inside a flow or task run) and return their keys."""
+    keys = []
+    key = artifact_key("scaling-summary", round_name)
+    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report), key=key,
+                             description=f"MLPerf Training {round_name}: reference, fastest and most efficient systems per benchmark")
+    keys.append(key)
+    key = artifact_key("efficiency", round_name)
+    columns = ["benchmark", "submitter", "system", "accelerator_model_name", "accelerators", "time_to_train_min",
+               "speedup", "efficiency", "efficiency_same_model", "is_reference", "is_pareto"]
+    rows = efficiency.select(columns).with_columns(pl.col(pl.Float64).round(4)).to_dicts()
+    create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
+    keys.append(key)
+    for benchmark, kinds in plots.items():
+        for kind in ("efficiency", "time"):
+            png = next((p for p in kinds.get(kind, []) if p.suffix == ".png"), None)
+            if png is None:
+                continue
+            key = artifact_key("plot", round_name, benchmark, kind)
+            create_image_artifact(image_url=data_uri(png), key=key, description=f"{round_name} {benchmark}: {kind}")
+            keys.append(key)
+    return keys
+
+
+def rejections_markdown(round_name: str, rejections: pl.DataFrame, examples: int = 25) -> str:
+    """Counts of rejected files and rows by stage and reason, with one example path each."""
+    # Reasons quoting a file's own error are grouped by their general part, before the first parenthesis.
+    general = pl.col("reason").str.split(" (").list.first()
+    grouped = (
+        rejections.group_by("stage", general.alias("reason"))
+        .agg(pl.len().alias("n"), pl.col("path").min().alias("example"))
+        .sort(["n", "stage", "reason"], descending=[True, False, False])
+    )
+    lines = [
+        f"# MLPerf Training {round_name}: {rejections.height} rejections",
+        "",
+        "Files and rows that could not be used, by stage and reason. The warehouse table `rejections` has every one.",
+        "",
+        "| stage | reason | count | example |",
+        "|---|---|---:|---|",
+    ]
+    for row in grouped.head(examples).iter_rows(named=True):
+        reason = row["reason"].replace("|", "\\|")
+        lines.append(f"| {row['stage']} | {reason} | {row['n']} | `{row['example']}` |")
+    if grouped.height > examples:
+        lines.append(f"| | {grouped.height - examples} more kinds | | |")
+    return "\n".join(lines)
+
+
+def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[str]) -> str:
+    lines = [
+        "# MLPerf release watch",
+        "",
+        f"Remote: `{remote_base}training_results_vX.Y`. {len(changes)} rounds found; pipeline started for "
+        f"{', '.join(started) if started else 'none'}.",
+        "",
+        "| round | remote head | loaded commit | action | rules |",
+        "|---|---|---|---|---|",
+    ]
+    notes = []
+    for change in changes:
+        rules = rules_for_round(change.round)
+        lines.append(
+            f"| {change.round} | `{change.head[:12]}` | {f'`{change.loaded_commit[:12]}`' if change.loaded_commit else '-'} "
+            f"| {change.action} | {rules.ruleset} {rules.coverage.value} |"
+        )
+        if rules.coverage is RulesCoverage.NEWER:
+            notes.append(f"- **{change.round}**: {rules.note}")
+    if notes:
+        lines += ["", "Rounds newer than the rules installed (never silent):", "", *notes]
+    return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""The publish stage as Prefect tasks: plots, the round's report and CSV tables, the cross-round report, and the
+Prefect artifacts. Each is a plain function underneath (`.fn`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from prefect import task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+
+from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
+from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
+from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
+from mlperf_scaling.tasks.publish.plots import plot_benchmark, plot_trends
+from mlperf_scaling.tasks.publish.report import render_index, render_trends, write_index
+from mlperf_scaling.tasks.publish.tables import write_tables
+from mlperf_scaling.tasks.run_context import artifact_key
+
+
+@task(name="draw-plots", cache_policy=NO_CACHE)
+def draw_round_plots(analysis: RoundAnalysis, reports: str) -> dict[str, dict[str, list[Path]]]:
+    folder = Path(reports) / analysis.round / "plots"
+    plots = {}
+    for benchmark in sorted(analysis.efficiency["benchmark"].unique().to_list()):
+        group = analysis.efficiency.filter(pl.col("benchmark") == benchmark)
+        plots[benchmark] = plot_benchmark(group, analysis.clusters.filter(pl.col("benchmark") == benchmark), folder,
+                                          analysis.fits.filter(pl.col("benchmark") == benchmark))
+    return plots
+
+
+@task(name="write-report", cache_policy=NO_CACHE)
+def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], reports: str) -> Path:
+    folder = Path(reports) / analysis.round
+    summary = summarize_benchmarks(analysis.efficiency)
+    write_tables(folder, {"efficiency": analysis.efficiency, "clusters": analysis.clusters,
+                          "exclusions": analysis.exclusions, "scaling_fits": analysis.fits, "summary": summary})
+    page = render_index(analysis.round, summary, analysis.efficiency, analysis.clusters, analysis.exclusions, plots,
+                        analysis.source, analysis.fits)
+    return write_index(folder, page)
+
+
+@task(name="publish-artifacts", cache_policy=NO_CACHE)
+def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path) -> list[str]:
+    return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report)
+
+
+@task(name="publish-trends", cache_policy=NO_CACHE)
+def publish_trends(frames: dict[str, pl.DataFrame], reports: str) -> Path:
+    """reports/trends/: a plot per workload, the CSV tables and index.html."""
+    folder = Path(reports) / "trends"
+    plots = plot_trends(frames["round_trends"], folder / "plots")
+    write_tables(folder, frames)
+    return write_index(folder, render_trends(frames["round_trends"], frames["carried_over"], plots))
+
+
+@task(name="publish-rejections", cache_policy=NO_CACHE)
+def publish_rejections(round_name: str, rejections: pl.DataFrame) -> str:
+    key = artifact_key("rejections", round_name)
+    create_markdown_artifact(markdown=rejections_markdown(round_name, rejections), key=key,
+                             description=f"MLPerf Training {round_name}: rejected files and rows by reason")
+    return key

@@ -1,0 +1,303 @@
+"""Judge one result log by every compliance rule of its ruleset, as `mlperf_logging.compliance_checker` does.
+
+The same algorithm as the official `ComplianceChecker.configured_checks`, over lines the parser already holds
+and rules compiled once per process (`mlperf_scaling.tasks.score.rules`): rule files are queued from `common.yaml` by the log's own
+`submission_division` and `submission_benchmark`; each file runs its BEGIN code, then PRE / CHECK / POST per line
+of a key it names (submission_* keys only on their first line), FIRST_CHECK and ATLEAST_ONE_CHECK, then the
+occurrence requirements and its END block. A failure for a key is forgotten when a later file redefines that key;
+any failure left makes the run invalid. Where the official tool stops with an exception, the run is invalid too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import FunctionType
+from typing import Any
+
+from mlperf_logging.compliance_checker.mlp_compliance import all_same, is_integer
+
+from mlperf_scaling.tasks.parse.result_log import LogFacts
+from mlperf_scaling.tasks.score.rules import Code, RoundRules, RuleFile, Ruleset, load_ruleset, log_line_class
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One broken rule, said in words."""
+
+    rule: str  # file and key, e.g. training_5.1.0/common.yaml:init_stop
+    words: str
+
+
+class _OfficialToolStops(Exception):
+    """The official checker raises here (an error in rule code it does not guard): the log cannot pass."""
+
+
+def _run(code: Code, globals_: dict, locals_: dict | None, mode: str) -> Any:
+    if code.code is None:
+        raise code.error  # type: ignore[misc]
+    if mode == "eval":
+        return eval(code.code, globals_, locals_)  # noqa: S307 - MLCommons' own rule code, as its checker runs it
+    exec(code.code, globals_, locals_)  # noqa: S102
+    return None
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    return _clip(repr(value), limit)
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# A line as the parser keeps it: (full_string, timestamp, key, value, lineno), the official LogLine's fields in order.
+FULL, TIME, KEY, VALUE, LINENO = range(5)
+
+
+class _Checker:
+    def __init__(self, ruleset: Ruleset, log_line: type):
+        self.ruleset = ruleset
+        self.log_line = log_line  # the official LogLine type, built only for code that reads `ll`
+        self.log_problems: list[Failure] = []  # unreadable lines, no lines, the checker stopping: said first
+        self.keyed: dict[str, Failure] = {}  # the official 'overwritable' messages
+        self.others: list[Failure] = []
+        self.division: Any = None
+
+    def failures(self) -> list[Failure]:
+        return [*self.log_problems, *self.keyed.values(), *self.others]
+
+    def run(self, lines: list, n_lines: int, n_parse_errors: int, first_parse_error: str | None) -> list[Failure]:
+        if n_parse_errors:
+            self.log_problems.append(Failure(
+                "log lines",
+                f"{n_parse_errors} line(s) do not parse, which invalidates the run (first: {first_parse_error})",
+            ))
+        if not n_lines:
+            self.log_problems.append(Failure("log lines", "no MLPerf log lines in the file"))
+        queue = [self.ruleset.root]
+        lines = list(lines)  # BEGIN code may add lines: never to the caller's list
+        try:
+            while queue:
+                name = queue.pop(0)
+                rule_file = self.ruleset.files.get(name)
+                if rule_file is None:  # the official tool logs it, then fails to open the file
+                    raise _OfficialToolStops(f"the rules ask for {name}, which {self.ruleset.name} does not have")
+                self._run_file(rule_file, lines, queue)
+        except _OfficialToolStops as stop:
+            self.log_problems.append(Failure("checker", f"the official checker stops on this log: {stop}"))
+        except Exception as exc:  # rule code the official tool does not guard
+            self.log_problems.append(Failure("checker", f"the official checker stops on this log: {type(exc).__name__}: {exc}"))
+        return self.failures()
+
+    def _begin(self, begin: Code, lines: list, state: dict) -> None:
+        s = state["s"]
+        if "loglines" not in begin.source:
+            _run(begin, state, {"loglines": lines, "s": s, "state": state}, "exec")
+            return
+        # BEGIN sees the checker's locals, `loglines` among them, as LogLine objects it may copy, change or add to
+        # (Stable Diffusion joins its FID and CLIP lines); what it leaves is what later rules read
+        objects = [self.log_line(*line) for line in lines]
+        _run(begin, state, {"loglines": objects, "s": s, "state": state}, "exec")
+        lines[:] = [(o.full_string, o.timestamp, o.key, o.value, o.lineno) for o in objects]
+
+    def _run_file(self, rule_file: RuleFile, lines: list, queue: list[str]) -> None:
+        if rule_file.empty:
+            return
+        s: dict = {}
+        state = {"enqueue_config": queue.append, "s": s, "is_integer": is_integer, "math": math}
+        if rule_file.begin is not None:
+            self._begin(rule_file.begin, lines, state)
+        keys = rule_file.keys
+        reported: dict[str, list] = {name: [] for name in keys}
+        for name in keys:
+            self.keyed.pop(name, None)
+        at_least_one: dict[str, list] = {}
+        executed: set[str] = set()
+        first_seen: set[str] = set()
+        checkers: dict[str, Any] = {}  # key -> its CHECK tests as one function over this file's state
+        functions: dict[tuple[str, str], Any] = {}  # (key, PRE or POST) -> that code as a function, likewise
+        file_name = rule_file.name
+        log_line = self.log_line
+        for line in [line for line in lines if line[KEY] in keys]:  # other keys are allowed, and skipped, as officially
+            key = line[KEY]
+            rule = keys[key]
+            value = line[VALUE]
+            try:
+                reported[key].append(value["value"])
+            except (TypeError, KeyError, IndexError):
+                continue  # the official loop skips a line whose value it cannot index
+            if rule.counted_only:
+                continue
+            ll = log_line(*line) if rule.uses_line else None
+            if key not in executed:
+                if rule.pre is not None:
+                    self._exec(rule.pre, ll, line, state, file_name, "PRE", functions)
+                if rule.checks_function is not None:
+                    checker = checkers.get(key)
+                    if checker is None:
+                        checker = checkers[key] = FunctionType(rule.checks_function, state)
+                    failed = checker(ll, value)
+                    if failed is not None:
+                        self._check_failed(rule.checks[failed[0]], failed[1], line, state, file_name)
+                else:
+                    for test in rule.checks:
+                        self._check(test, ll, line, state, file_name)
+                if rule.post is not None:
+                    self._exec(rule.post, ll, line, state, file_name, "POST", functions)
+                if rule.first_line_only:
+                    executed.add(key)
+                    if key == "submission_division" and self.division is None:
+                        self.division = value["value"]
+            if rule.first_checks and key not in first_seen:
+                first_seen.add(key)
+                for test in rule.first_checks:
+                    self._check(test, ll, line, state, file_name)
+            if rule.at_least_one_check is not None:
+                counter = at_least_one.setdefault(key, [0, rule.at_least_one_check, None])
+                if _run(rule.at_least_one_check, state, {"ll": ll, "v": value}, "eval"):
+                    counter[0] += 1
+                counter[2] = value.get("value") if isinstance(value, dict) else None
+        for key, (count, test, last) in at_least_one.items():
+            if count == 0:
+                self.others.append(Failure(f"{file_name}:{key}", _target_words(key, test.source, last)))
+        self._requirements(rule_file, reported)
+        if rule_file.end_pre is not None:
+            _run(rule_file.end_pre, state, state, "exec")
+        for test in rule_file.end_checks:
+            try:
+                passed = _run(test, state, None, "eval")
+            except Exception as exc:
+                self.others.append(Failure(f"{file_name}:END", f"end-of-log rule cannot be evaluated ({type(exc).__name__}: {exc}): `{test.source}`"))
+                continue
+            if not passed:
+                self.others.append(Failure(f"{file_name}:END", f"end-of-log rule fails: `{_clip(test.source)}` ({file_name})"))
+
+    def _requirements(self, rule_file: RuleFile, reported: dict[str, list]) -> None:
+        alternatives: set[tuple[str, ...]] = set()
+        file_name = rule_file.name
+        for name, rule in rule_file.keys.items():
+            requirement = rule.requirement
+            if requirement is None:
+                continue
+            values = reported[name]
+            if requirement == "OPTIONAL" and not values:
+                continue
+            if requirement == "EXACTLY_ONE" and len(values) != 1:
+                if not (values and all_same(values)):  # repeats of one value are only a warning officially
+                    words = (
+                        f"'{name}' is logged {len(values)} times with different values "
+                        f"({', '.join(sorted({_short(v, 40) for v in values})[:4])}); the rules require exactly one"
+                        if values else f"'{name}' is never logged; the rules require it exactly once"
+                    )
+                    self.keyed[name] = Failure(f"{file_name}:{name}", f"{words} ({file_name})")
+            if requirement == "AT_LEAST_ONE" and not values:
+                self.keyed[name] = Failure(f"{file_name}:{name}", f"'{name}' is never logged; the rules require it ({file_name})")
+            if requirement.startswith("AT_LEAST("):
+                needed = int(requirement[len("AT_LEAST("):-1])
+                if len(values) < needed:
+                    self.keyed[name] = Failure(
+                        f"{file_name}:{name}", f"'{name}' is logged {len(values)} times; the rules require at least {needed} ({file_name})"
+                    )
+            if requirement.startswith("AT_LEAST_ONE_OR("):
+                others = [part.strip() for part in requirement[len("AT_LEAST_ONE_OR("):-1].split(",")]
+                alternatives.add(tuple(sorted({name, *others})))
+        for group in sorted(alternatives):  # sorted: the same words in every process, whatever its hash seed
+            if not any(reported[name] for name in group):  # a name the file does not define stops the official tool
+                names = " or ".join(f"'{name}'" for name in sorted(group))
+                self.others.append(Failure(f"{file_name}:{'|'.join(sorted(group))}", f"neither of {names} is logged; the rules require one ({file_name})"))
+
+    def _exec(self, code: Code, ll: Any, line: tuple, state: dict, file_name: str, stage: str, functions: dict) -> None:
+        try:
+            if code.function is None:
+                _run(code, state, {"ll": ll, "v": line[VALUE]}, "exec")
+            else:
+                function = functions.get((line[KEY], stage))
+                if function is None:
+                    function = functions[(line[KEY], stage)] = FunctionType(code.function, state)
+                function(ll, line[VALUE])
+        except Exception as exc:
+            key = line[KEY]
+            self.keyed[key] = Failure(
+                f"{file_name}:{key}",
+                f"the rules' {stage} code for '{key}' fails on log line {line[LINENO]} ({type(exc).__name__}: {exc}) ({file_name})",
+            )
+
+    def _check(self, test: Code, ll: Any, line: tuple, state: dict, file_name: str) -> None:
+        try:
+            if not _run(test, state, {"ll": ll, "v": line[VALUE]}, "eval"):
+                self._check_failed(test, None, line, state, file_name)
+        except Exception as exc:
+            self._check_failed(test, exc, line, state, file_name)
+
+    def _check_failed(self, test: Code, error: Exception | None, line: tuple, state: dict, file_name: str) -> None:
+        key = line[KEY]
+        if error is not None:
+            self.keyed[key] = Failure(
+                f"{file_name}:{key}",
+                f"'{key}' on log line {line[LINENO]} cannot be checked against `{_clip(test.source, 120)}` "
+                f"({type(error).__name__}: {error}) ({file_name})",
+            )
+        else:
+            self.keyed[key] = Failure(f"{file_name}:{key}", self._check_words(test, line, state, file_name))
+
+    def _check_words(self, test: Code, line: tuple, state: dict, file_name: str) -> str:
+        s = state["s"]
+        key = line[KEY]
+        if key == "init_stop" and "first_init_start" in test.source and isinstance(s.get("first_init_start"), (int, float)):
+            # milliseconds from v0.7 on; the 0.6.0 rules (seconds) are set aside
+            minutes = (line[TIME] - s["first_init_start"]) / 60_000
+            allowed = s.get("compile_time_mins")
+            division = f"{self.division} division" if isinstance(self.division, str) else "the rules"
+            if isinstance(allowed, (int, float)):
+                return f"initialisation took {minutes:.1f} min; {division} allows {allowed:g} ({file_name})"
+            return f"initialisation took {minutes:.1f} min, more than the rules allow: `{test.source}` ({file_name})"
+        value = line[VALUE].get("value") if isinstance(line[VALUE], dict) else line[VALUE]
+        return f"'{key}' = {_short(value)} on log line {line[LINENO]} fails the rule `{_clip(test.source)}` ({file_name})"
+
+
+def _target_words(key: str, condition: str, last: Any) -> str:
+    if "eval_accuracy" in key:
+        return f"quality target not reached: no {key} satisfies `{condition}` (last value {_short(last, 60)})"
+    return f"no '{key}' line satisfies `{condition}`"
+
+
+@dataclass(frozen=True)
+class ComplianceJudge:
+    """Judges parsed logs by a ruleset's compliance rules; picklable, so it runs in the parsing workers."""
+
+    ruleset: str
+
+    @property
+    def keep(self) -> frozenset[str]:
+        return load_ruleset(self.ruleset).keys
+
+    @property
+    def decode(self) -> frozenset[str]:
+        return load_ruleset(self.ruleset).value_keys
+
+    def __call__(self, facts: LogFacts) -> list[Failure]:
+        n_read = facts.n_marker_lines - facts.n_parse_errors
+        return check_log(facts.lines, n_read, facts.n_parse_errors, facts.first_parse_error, load_ruleset(self.ruleset))
+
+
+def judge_for(rules: RoundRules) -> ComplianceJudge | None:
+    """The compliance judge of a round whose rules are checked; None where the generic rules apply."""
+    return ComplianceJudge(rules.ruleset) if rules.checked else None
+
+
+def check_log(lines: list, n_lines: int, n_parse_errors: int, first_parse_error: str | None, ruleset: Ruleset) -> list[Failure]:
+    """Every rule the log breaks, in the official checker's message order; empty for a compliant log.
+
+    `lines` are (full_string, timestamp, key, value, lineno) for the keys the rules name, in file order (the parser's
+    `lines`); rule code that reads `ll` gets the ruleset's own LogLine type. `n_lines` counts every line the official
+    parser would read (any key).
+    """
+    return _Checker(ruleset, log_line_class(ruleset.name)).run(lines, n_lines, n_parse_errors, first_parse_error)
+
+
+def describe(failures: list[Failure]) -> str | None:
+    """One line for `runs.invalid_reason`: the first failure, and how many more there are."""
+    if not failures:
+        return None
+    first = failures[0].words
+    return first if len(failures) == 1 else f"{first}; and {len(failures) - 1} more rule failure(s)"

@@ -1,0 +1,221 @@
+"""Score a round from its facts: each run judged, each (submitter, system, benchmark) scored, energy where measured.
+
+The score step of source -> parse -> score: facts in, the rows of `systems`, `runs`, `scores`, `energy` and
+`rejections` out, each frame built on its table's contract.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from mlperf_scaling.contracts.common import frame_schema
+from mlperf_scaling.contracts.energy import EnergySchema
+from mlperf_scaling.contracts.enums import ScoreStatus, Stage
+from mlperf_scaling.contracts.rejections import RejectionsSchema
+from mlperf_scaling.contracts.runs import RunsSchema
+from mlperf_scaling.contracts.scores import ScoresSchema
+from mlperf_scaling.contracts.systems import SystemsSchema
+from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
+from mlperf_scaling.tasks.parse.systems_json import SystemRecord
+from mlperf_scaling.tasks.score.energy import EnergyError, energy_score, run_energy_j
+from mlperf_scaling.tasks.score.group import score_group
+from mlperf_scaling.tasks.score.rules import RoundRules, benchmark_rules, rules_for_round
+from mlperf_scaling.tasks.score.validity import RunVerdict, judge_run
+
+
+@dataclass
+class RoundData:
+    """Everything read and scored from one round, as frames ready for validation."""
+
+    round: str
+    rules: RoundRules
+    systems: pl.DataFrame
+    runs: pl.DataFrame
+    scores: pl.DataFrame
+    rejections: pl.DataFrame
+    energy: pl.DataFrame
+    n_files: int = 0
+    n_bytes: int = 0
+    n_power_logs: int = 0
+    seconds: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def score_round(facts: RoundFacts) -> RoundData:
+    """The round's rows, every run judged by the round's rules (compliance verdicts came from the parse workers)."""
+    return _assemble(facts, rules_for_round(facts.round))
+
+
+def _energy(c: RoundFacts, rules: RoundRules, group_runs: dict, scaling_by_group: dict) -> tuple[list[dict], dict]:
+    """Per-run energy rows and each group's energy score (joules, scaling applied), where power was measured."""
+    rows: list[dict] = []
+    scores: dict[GroupKey, float] = {}
+    for key, runs in sorted(group_runs.items()):
+        power = c.power.get(key)
+        if not power:
+            continue
+        submitter, system, benchmark = key
+        valid = sorted(((run, verdict) for run, verdict in runs if verdict.valid), key=lambda item: item[0].member.path)
+        times, energies, problem = [], [], None
+        for run, verdict in valid:
+            result_name = run.member.path.rsplit("/", 1)[-1].split(".")[0]
+            files = power.get(result_name, {"node": [], "sw": []})
+            time_ms = run.facts.run_stop_ms - run.facts.run_start_ms
+            try:
+                node_j, switch_j = run_energy_j(files["node"], files["sw"], time_ms)
+            except EnergyError as exc:
+                problem = problem or f"{result_name}: {exc}"
+                continue
+            times.append(verdict.time_to_train_min)
+            energies.append(node_j + switch_j)
+            rows.append({
+                "round": c.round, "submitter": submitter, "system": system, "benchmark": benchmark,
+                "file_name": run.member.path.rsplit("/", 1)[-1], "time_to_train_min": verdict.time_to_train_min,
+                "node_energy_j": node_j, "switch_energy_j": switch_j, "energy_j": node_j + switch_j,
+                "n_node_logs": len(files["node"]), "n_switch_logs": len(files["sw"]),
+            })
+        if problem is not None:
+            c.reject(f"{submitter}/results/{system}/{benchmark}/power", Stage.SCORE, f"energy not computed: {problem}")
+            continue
+        info = benchmark_rules(benchmark, rules)
+        n_invalid = len(runs) - len(valid)
+        unscaled = energy_score(times, energies, n_invalid, info.max_dropped) if n_invalid <= info.max_dropped else None
+        factor = scaling_by_group.get(key, (1.0, None))[0]
+        if unscaled is not None and factor is not None:
+            scores[key] = unscaled * factor
+    return rows, scores
+
+
+def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
+    system_of = c.system_of
+
+    systems_rows = []
+    system_by_key: dict[GroupKey, SystemRecord] = {}
+    for (submitter, _, _), (member, record) in sorted(c.systems.items()):
+        system = system_of(member)
+        system_by_key[(submitter, system)] = record
+        systems_rows.append(
+            {
+                "round": c.round,
+                "submitter": submitter,
+                "system": system,
+                "path": member.path,
+                **{k: v for k, v in vars(record).items()},
+                "is_cpu_only": record.accelerators == 0,
+            }
+        )
+
+    run_rows = []
+    groups: dict[GroupKey, list[RunVerdict]] = defaultdict(list)
+    group_runs: dict[GroupKey, list[tuple[ParsedRun, RunVerdict]]] = defaultdict(list)
+    for run in c.runs:
+        m, facts = run.member, run.facts
+        benchmark = m.benchmark or facts.log_benchmark
+        if benchmark is None:
+            c.reject(m.path, Stage.LAYOUT, "result log outside a benchmark folder, and the log does not name its benchmark")
+            continue
+        info = benchmark_rules(benchmark, rules)
+        if not info.accepted:
+            c.reject(m.path, Stage.LAYOUT, info.note or "not a benchmark of this round")
+            continue
+        system = system_of(m)
+        verdict = judge_run(facts, run.verdict, rules)
+        groups[(m.submitter, system, benchmark)].append(verdict)
+        group_runs[(m.submitter, m.system, benchmark)].append((run, verdict))
+        if not verdict.valid:
+            c.reject(m.path, Stage.SCORE, f"run not counted: {verdict.reason}")
+        run_rows.append(
+            {
+                "round": c.round,
+                "submitter": m.submitter,
+                "system": system,
+                "benchmark": benchmark,
+                "benchmark_canonical": info.canonical_name,
+                "path": m.path,
+                "file_name": m.path.rsplit("/", 1)[-1],
+                "bytes": run.size,
+                "sha256": run.sha256,
+                "log_format": facts.log_format,
+                "log_benchmark": facts.log_benchmark,
+                "official_layout": m.official_layout,
+                "n_marker_lines": facts.n_marker_lines,
+                "n_parse_errors": facts.n_parse_errors,
+                "n_run_start": facts.n_run_start,
+                "n_run_stop": facts.n_run_stop,
+                "run_start_ms": facts.run_start_ms,
+                "run_stop_ms": facts.run_stop_ms,
+                "run_stop_status": facts.run_stop_status,
+                "time_to_train_min": verdict.time_to_train_min,
+                "is_valid": verdict.valid,
+                "invalid_reason": verdict.reason,
+                "failed_rule": verdict.failed_rule,
+            }
+        )
+
+    missing_by_group: dict[GroupKey, int] = defaultdict(int)
+    for m in c.missing_members:
+        if m.benchmark is not None:
+            missing_by_group[(m.submitter, system_of(m), m.benchmark)] += 1
+    scaling_by_group = {}
+    for key, value in c.scaling.items():  # never in a v0.5 layout, so its system names need no qualification
+        if benchmark_rules(key[2], rules).accepted:
+            scaling_by_group[key] = value
+
+    energy_rows, energy_by_group = _energy(c, rules, group_runs, scaling_by_group)
+
+    score_rows = []
+    for key in sorted(set(groups) | set(missing_by_group) | set(scaling_by_group)):
+        submitter, system, benchmark = key
+        factor, scaling_problem = scaling_by_group.get(key, (1.0, None))
+        info = benchmark_rules(benchmark, rules)
+        result = score_group(groups.get(key, []), info, rules, factor or 1.0, missing_by_group.get(key, 0))
+        status, reason, scaled = result.status, result.status_reason, result.time_to_train_min
+        if scaling_problem is not None and scaled is not None:
+            status, reason, scaled = ScoreStatus.NOT_SCORED, scaling_problem, None
+        described: SystemRecord | None = system_by_key.get((submitter, system))
+        if described is None:
+            note = "no systems JSON for this system folder"
+            reason = note if reason is None else f"{reason}; {note}"
+        score_rows.append(
+            {
+                "round": c.round,
+                "submitter": submitter,
+                "system": system,
+                "benchmark": benchmark,
+                "benchmark_canonical": info.canonical_name,
+                "division": described.division if described else None,
+                "availability": described.availability if described else None,
+                "system_name": described.system_name if described else None,
+                "accelerator_model_name": described.accelerator_model_name if described else None,
+                "accelerators": described.accelerators if described else None,
+                "number_of_nodes": described.number_of_nodes if described else None,
+                "time_to_train_min": scaled,
+                "time_to_train_unscaled_min": result.time_to_train_unscaled_min,
+                "scaling_factor": factor,
+                "n_runs": result.n_runs,
+                "n_valid": result.n_valid,
+                "n_required": result.n_required,
+                "n_missing": missing_by_group.get(key, 0),
+                "status": status,
+                "status_reason": reason,
+                "energy_j": energy_by_group.get(key) if status != ScoreStatus.NOT_SCORED else None,
+            }
+        )
+
+    return RoundData(
+        round=c.round,
+        rules=rules,
+        systems=pl.DataFrame(systems_rows, schema=frame_schema(SystemsSchema)),
+        runs=pl.DataFrame(run_rows, schema=frame_schema(RunsSchema)),
+        scores=pl.DataFrame(score_rows, schema=frame_schema(ScoresSchema)),
+        rejections=pl.DataFrame(c.rejections, schema=frame_schema(RejectionsSchema)),
+        energy=pl.DataFrame(energy_rows, schema=frame_schema(EnergySchema)),
+        n_files=c.n_files,
+        n_bytes=c.n_bytes,
+        n_power_logs=c.n_power_logs,
+    )
+
+

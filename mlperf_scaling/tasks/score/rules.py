@@ -1,0 +1,470 @@
+"""The official MLPerf Training rules, read from the installed `mlperf-logging` package.
+
+The package is the single source of truth: which benchmarks a ruleset has, how many runs each needs, how many
+runs olympic scoring drops, and every compliance rule (`compliance_checker/training_X.Y.0/*.yaml`, quality
+targets included). Upgrading its pin is all it takes to score a new round. Each ruleset's rule files are read
+and compiled once per process.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import dataclasses
+import functools
+import importlib
+import importlib.metadata
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from types import CodeType
+
+import yaml
+from mlperf_logging import benchmark_meta
+
+from mlperf_scaling.contracts.enums import RulesCoverage
+from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.rounds import round_key
+
+RULES_DISTRIBUTION = "mlperf-logging"
+USAGE = "training"
+_CHECKER_PACKAGE = "mlperf_logging.compliance_checker"
+_RULESET_FOLDER = re.compile(rf"^{USAGE}_(\d+)\.(\d+)\.(\d+)$")
+
+
+class RulesError(RuntimeError):
+    """The installed rules package is not shaped as this code expects: a bug to fix when its pin moves."""
+
+
+@functools.cache
+def rules_version() -> str:
+    """The installed mlperf-logging version, e.g. 4.1.68."""
+    return importlib.metadata.version(RULES_DISTRIBUTION)
+
+
+@functools.cache
+def installed_rulesets() -> tuple[str, ...]:
+    """Every training ruleset the package has compliance rules for, oldest first: ('0.6.0', ..., '6.1.0')."""
+    found = []
+    for entry in resources.files(_CHECKER_PACKAGE).iterdir():
+        match = _RULESET_FOLDER.match(entry.name)
+        if match and entry.is_dir():
+            found.append(tuple(int(part) for part in match.groups()))
+    if not found:
+        raise RulesError(f"{RULES_DISTRIBUTION} {rules_version()} holds no compliance_checker/{USAGE}_X.Y.Z folders")
+    return tuple(".".join(map(str, version)) for version in sorted(found))
+
+
+def rounds_of_installed_rules() -> list[str]:
+    """The rounds to look for at a remote: v0.5, and one per ruleset of the installed rules (v0.6 ... v6.1).
+
+    Discovery then probes the next version names after the newest found, so a round newer than the rules is found too.
+    """
+    return ["v0.5", *(f"v{ruleset.rsplit('.', 1)[0]}" for ruleset in installed_rulesets())]
+
+
+def ruleset_name(round_name: str) -> str:
+    """The ruleset a round is judged by: v4.1 -> 4.1.0."""
+    major, minor = round_key(round_name)
+    return f"{major}.{minor}.0"
+
+
+@dataclass(frozen=True)
+class RoundRules:
+    """Which rules judge a round, and what a user should know about it, in one line."""
+
+    round: str
+    ruleset: str
+    coverage: RulesCoverage
+    note: str | None
+
+    @property
+    def checked(self) -> bool:
+        return self.coverage is RulesCoverage.CHECKED
+
+
+def rules_for_round(round_name: str) -> RoundRules:
+    """The rules a round is judged by, given the installed package and the rules set aside on purpose."""
+    ruleset = ruleset_name(round_name)
+    installed = installed_rulesets()
+    version = rules_version()
+    if ruleset in installed:
+        set_aside = rules_set_aside().get((ruleset, "*"))
+        if set_aside is not None:
+            return RoundRules(round_name, ruleset, RulesCoverage.SET_ASIDE, f"ruleset {ruleset} set aside: {set_aside}")
+        return RoundRules(round_name, ruleset, RulesCoverage.CHECKED, None)
+    if _version_tuple(ruleset) < _version_tuple(installed[0]):
+        return RoundRules(
+            round_name, ruleset, RulesCoverage.PREDATES,
+            f"{round_name} predates the compliance checker (the oldest ruleset in {RULES_DISTRIBUTION} {version} is "
+            f"{installed[0]}): a run counts when its run_stop reports success",
+        )
+    return RoundRules(
+        round_name, ruleset, RulesCoverage.NEWER,
+        f"ruleset {ruleset} is newer than the rules installed ({RULES_DISTRIBUTION} {version} ends at {installed[-1]}): "
+        f"scores are marked scored_unchecked; a {RULES_DISTRIBUTION} release newer than {version} with "
+        f"compliance_checker/{USAGE}_{ruleset} brings the rules (`uv add {RULES_DISTRIBUTION}==<that version>`)",
+    )
+
+
+def _version_tuple(ruleset: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in ruleset.split("."))
+
+
+def allowed_benchmarks(ruleset: str) -> frozenset[str]:
+    """Benchmark names of a ruleset the package knows; empty when it does not know the ruleset."""
+    try:
+        return frozenset(benchmark_meta.get_allowed_benchmarks(USAGE, ruleset))
+    except ValueError:
+        return frozenset()
+
+
+def required_runs(benchmark: str) -> int | None:
+    """How many result logs the rules require for a benchmark; None for a benchmark the package does not know."""
+    return benchmark_meta.get_result_file_counts(USAGE).get(benchmark)
+
+
+def known_benchmark_names() -> frozenset[str]:
+    """Every training benchmark name the package has a run count for."""
+    return frozenset(benchmark_meta.get_result_file_counts(USAGE))
+
+
+@functools.cache
+def _olympic_drop_rule() -> CodeType:
+    # The summarizer writes its drop count inline (`max_dropped_scores = 4 if benchmark == "unet3d" else 1`),
+    # not as data: read that one assignment from its source so the package stays the only place it is written.
+    source = resources.files("mlperf_logging.result_summarizer").joinpath("result_summarizer.py").read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == "_compute_strong_score_standalone":
+            for statement in ast.walk(node):
+                if (
+                    isinstance(statement, ast.Assign)
+                    and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name)
+                    and statement.targets[0].id == "max_dropped_scores"
+                ):
+                    names = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
+                    if names - {"benchmark"}:
+                        break
+                    return compile(ast.Expression(statement.value), "<mlperf-logging olympic drops>", "eval")
+    raise RulesError(
+        f"{RULES_DISTRIBUTION} {rules_version()}: result_summarizer no longer sets max_dropped_scores from the benchmark "
+        "alone; read how it drops runs now and update tasks/rules.py"
+    )
+
+
+@functools.cache
+def olympic_drops(benchmark: str) -> int:
+    """How many runs olympic scoring drops from each end, as the official summarizer decides it."""
+    return int(eval(_olympic_drop_rule(), {"__builtins__": {}}, {"benchmark": benchmark}))  # noqa: S307 - checked above
+
+
+@functools.cache
+def rules_set_aside() -> dict[tuple[str, str], str]:
+    """(ruleset, rule) -> why it is not applied; rule is '*' (the whole ruleset) or 'file.yaml:KEY'.
+
+    Only where a rule file contradicts what MLCommons published for an old round; the published score wins.
+    """
+    text = resources.files("mlperf_scaling.reference").joinpath("rules_set_aside.tsv").read_text(encoding="utf-8")
+    return {(row["ruleset"], row["rule"]): row["reason"] for row in csv.DictReader(text.splitlines(), delimiter="\t")}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Compiled rule files
+
+
+@dataclass(frozen=True)
+class Code:
+    """One piece of rule code, compiled once; `error` holds a compile failure, raised when it is run.
+
+    `function`, for PRE / POST code: the same statements as a function (ll, v), a third of exec's cost per line;
+    None where exec's own scoping could differ (see _statements_as_function)."""
+
+    source: str
+    code: CodeType | None
+    error: SyntaxError | None = None
+    function: CodeType | None = None
+
+
+def _compile(source: str, mode: str) -> Code:
+    text = source.strip()  # the official checker strips every piece before running it
+    try:
+        return Code(text, compile(text, "<mlperf rule>", mode))
+    except SyntaxError as exc:
+        return Code(text, None, exc)
+
+
+def _compile_statements(source: str) -> Code:
+    code = _compile(source, "exec")
+    return Code(code.source, code.code, code.error, _statements_as_function(code))
+
+
+def _statements_as_function(code: Code) -> CodeType | None:
+    # exec(code, state, {'ll': .., 'v': ..}) and a function (ll, v) with globals=state agree on every name the code
+    # reads, unless it binds names of its own (a function would make them local) or opens a nested scope
+    if code.code is None:
+        return None
+    tree = ast.parse(code.source, mode="exec")
+    for node in ast.walk(tree):
+        if isinstance(node, (*_OWN_SCOPE, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            return None
+        if isinstance(node, (ast.Name, ast.arg)) and not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+            return None
+    body = "\n".join("    " + line for line in code.source.splitlines()) or "    pass"
+    try:
+        module = compile(f"def __rule_code(ll, v):\n{body}\n", "<mlperf rule>", "exec")
+    except SyntaxError:
+        return None
+    return next(const for const in module.co_consts if isinstance(const, CodeType))
+
+
+def _compile_list(value: object) -> tuple[Code, ...]:
+    tests = value if isinstance(value, list) else [value]
+    return tuple(_compile(str(test), "eval") for test in tests)
+
+
+@dataclass(frozen=True)
+class KeyRule:
+    name: str
+    requirement: str | None
+    pre: Code | None
+    checks: tuple[Code, ...]
+    post: Code | None
+    first_checks: tuple[Code, ...]
+    at_least_one_check: Code | None
+    # every CHECK of the key in one function (ll, v) -> None or (index, exception) of the last test that fails:
+    # a third of the cost of one eval per test; None where a test must keep eval's own scoping (see _as_function)
+    checks_function: CodeType | None = None
+    uses_line: bool = True  # some code of the key names `ll`: its lines are handed over as LogLine objects
+    uses_value: bool = True  # some code reads `v`, or `ll` beyond its time, key and line number
+    counted_only: bool = False  # no code to run on its lines: they are only counted (values kept for EXACTLY_ONE)
+    first_line_only: bool = False  # a submission_* key: PRE / CHECK / POST run on its first line only, as officially
+
+
+# Inside these, eval with a separate locals mapping cannot see `ll` and `v`, where a function could: keep eval there.
+_OWN_SCOPE = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+
+
+def _as_function(tests: tuple[Code, ...]) -> CodeType | None:
+    """One function running the CHECK tests in order, with the same names in reach as the official eval."""
+    if not tests or any(test.code is None for test in tests):
+        return None
+    body = ["def __rule_checks(ll, v):", "    failed = None"]
+    for index, test in enumerate(tests):
+        tree = ast.parse(test.source, mode="eval")
+        if any(isinstance(node, _OWN_SCOPE) for node in ast.walk(tree)):
+            return None
+        body += [
+            "    try:",
+            f"        if not ({test.source}\n):",  # a newline ends a trailing comment, as eval would ignore it
+            f"            failed = ({index}, None)",
+            "    except Exception as exc:",
+            f"        failed = ({index}, exc)",
+        ]
+    body.append("    return failed")
+    try:
+        module = compile("\n".join(body), "<mlperf rule>", "exec")
+    except SyntaxError:  # a test that is an expression only alone (never seen): keep one eval per test
+        return None
+    return next(const for const in module.co_consts if isinstance(const, CodeType))
+
+
+@dataclass(frozen=True)
+class RuleFile:
+    name: str  # as the rules enqueue it: training_5.1.0/closed_common.yaml
+    begin: Code | None
+    keys: dict[str, KeyRule]
+    end_pre: Code | None
+    end_checks: tuple[Code, ...]
+    empty: bool = False
+
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    name: str  # 5.1.0
+    root: str  # training_5.1.0/common.yaml
+    files: dict[str, RuleFile]
+    keys: frozenset[str] = field(default_factory=frozenset)  # every key a rule names: the lines to keep
+    # the keys whose values some rule reads (or compares, EXACTLY_ONE): the lines worth decoding
+    value_keys: frozenset[str] = field(default_factory=frozenset)
+    set_aside: tuple[str, ...] = ()  # 'file.yaml:KEY' rules not applied, each with its reason in rules_set_aside()
+
+
+_LINE_FIELDS_WITHOUT_VALUE = {"timestamp", "key", "lineno", "full_string"}
+
+
+def _with_uses(rule: KeyRule) -> KeyRule:
+    """Which of the line a key's code reads, from the code itself: `ll` at all, and the value (`v`, `ll.value`)."""
+    pieces = [rule.pre, *rule.checks, rule.post, *rule.first_checks, rule.at_least_one_check]
+    uses_line = uses_value = False
+    for piece in pieces:
+        if piece is None:
+            continue
+        if piece.code is None:  # it will raise when run: whatever it reads, hand over everything
+            return dataclasses.replace(rule, uses_line=True, uses_value=True)
+        tree = ast.parse(piece.source)  # an expression parses as a statement too
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == "v":
+                uses_value = True
+            if isinstance(node, ast.Name) and node.id == "ll":
+                uses_line = True
+                parent = parents.get(node)
+                if not (isinstance(parent, ast.Attribute) and parent.attr in _LINE_FIELDS_WITHOUT_VALUE):
+                    uses_value = True
+    if rule.requirement == "EXACTLY_ONE":
+        uses_value = True  # repeats count only when their values differ
+    counted_only = not (rule.pre or rule.checks or rule.post or rule.first_checks or rule.at_least_one_check)
+    return dataclasses.replace(
+        rule, uses_line=uses_line, uses_value=uses_value, counted_only=counted_only, first_line_only="submission_" in rule.name
+    )
+
+
+def _rule_file(name: str, text: str, set_aside: set[str]) -> RuleFile:
+    records = yaml.load(text, Loader=yaml.BaseLoader)  # the loader the official checker uses: every scalar a string
+    if records is None:
+        return RuleFile(name, None, {}, None, (), empty=True)
+    begin = [r["BEGIN"] for r in records if list(r)[0] == "BEGIN"]
+    end = [r["END"] for r in records if list(r)[0] == "END"]
+    if len(begin) > 1 or len(end) > 1:
+        raise RulesError(f"{name}: more than one BEGIN or END block")
+    keys: dict[str, KeyRule] = {}
+    short_name = name.split("/", 1)[1]
+    for record in records:
+        if list(record)[0] != "KEY":
+            continue
+        rule = record["KEY"]
+        if f"{short_name}:{rule['NAME']}" in set_aside:
+            continue
+        checks = _compile_list(rule["CHECK"]) if "CHECK" in rule else ()
+        keys[rule["NAME"]] = KeyRule(  # a later record for the same key replaces an earlier one, as officially
+            name=rule["NAME"],
+            requirement=rule.get("REQ"),
+            pre=_compile_statements(rule["PRE"]) if "PRE" in rule else None,
+            checks=checks,
+            post=_compile_statements(rule["POST"]) if "POST" in rule else None,
+            first_checks=_compile_list(rule["FIRST_CHECK"]) if "FIRST_CHECK" in rule else (),
+            at_least_one_check=_compile(rule["ATLEAST_ONE_CHECK"], "eval") if "ATLEAST_ONE_CHECK" in rule else None,
+            checks_function=_as_function(checks),
+        )
+        keys[rule["NAME"]] = _with_uses(keys[rule["NAME"]])
+    end_record = end[0] if end else {}
+    return RuleFile(
+        name=name,
+        begin=_compile(begin[0]["CODE"], "exec") if begin else None,
+        keys=keys,
+        end_pre=_compile(end_record["PRE"], "exec") if "PRE" in end_record else None,
+        end_checks=_compile_list(end_record["CHECK"]) if "CHECK" in end_record else (),
+    )
+
+
+_QUOTED_NAME = re.compile(r"""["']([a-z][a-z0-9_]*)["']""")
+_FOLDER_REFERENCE = re.compile(rf"({USAGE}_\d+\.\d+\.\d+)/")
+
+
+@functools.cache
+def _rule_folder(folder_name: str) -> dict[str, RuleFile]:
+    folder = resources.files(_CHECKER_PACKAGE).joinpath(folder_name)
+    if not folder.is_dir():
+        raise RulesError(f"{RULES_DISTRIBUTION} {rules_version()} has no compliance_checker/{folder_name}")
+    ruleset = folder_name[len(USAGE) + 1:]
+    set_aside = {rule for (name, rule), _ in rules_set_aside().items() if name == ruleset and rule != "*"}
+    files = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".yaml"):
+            rule_file = _rule_file(f"{folder_name}/{entry.name}", entry.read_text(encoding="utf-8"), set_aside)
+            files[rule_file.name] = rule_file
+    return files
+
+
+@functools.cache
+def load_ruleset(ruleset: str) -> Ruleset:
+    """Every rule file of a training ruleset, compiled once per process.
+
+    Rule files may queue files of another ruleset (4.0.0 resnet queues training_3.1.0/closed_resnet_lars.yaml, and
+    the official checker loads it): the folders a ruleset names are loaded with it.
+    """
+    folders = [f"{USAGE}_{ruleset}"]
+    files: dict[str, RuleFile] = {}
+    keys: set[str] = set()
+    named_by_blocks: set[str] = set()
+    while folders:
+        folder_name = folders.pop()
+        for name, rule_file in _rule_folder(folder_name).items():
+            files[name] = rule_file
+            keys.update(rule_file.keys)
+            for code in (rule_file.begin, rule_file.end_pre):
+                # BEGIN blocks may read other lines (Stable Diffusion joins its eval_accuracy lines): keep the keys they name
+                if code is not None:
+                    named_by_blocks.update(_QUOTED_NAME.findall(code.source))
+            for code in _all_code(rule_file):
+                folders.extend(
+                    other for other in _FOLDER_REFERENCE.findall(code.source)
+                    if f"{other}/common.yaml" not in files and other not in folders and other != folder_name
+                )
+    set_aside = tuple(sorted(rule for (name, rule), _ in rules_set_aside().items() if name == ruleset and rule != "*"))
+    value_keys = {name for rule_file in files.values() for name, rule in rule_file.keys.items() if rule.uses_value}
+    value_keys |= named_by_blocks  # BEGIN / END code may read any line it names, whole
+    keys |= named_by_blocks
+    return Ruleset(ruleset, f"{USAGE}_{ruleset}/common.yaml", files, frozenset(keys), frozenset(value_keys), set_aside)
+
+
+def _all_code(rule_file: RuleFile) -> list[Code]:
+    pieces = [rule_file.begin, rule_file.end_pre, *rule_file.end_checks]
+    for rule in rule_file.keys.values():
+        pieces += [rule.pre, rule.post, *rule.checks, *rule.first_checks, rule.at_least_one_check]
+    return [piece for piece in pieces if piece is not None]
+
+
+def log_line_class(ruleset: str) -> type:
+    """The official parser's LogLine type for a ruleset: rules may copy or change lines (dataclasses.replace)."""
+    module = f"{_CHECKER_PACKAGE}.mlp_parser.ruleset_{ruleset.replace('.', '')}"
+    try:
+        return importlib.import_module(module).LogLine
+    except (ImportError, AttributeError):
+        newest = installed_rulesets()[-1].replace(".", "")
+        return importlib.import_module(f"{_CHECKER_PACKAGE}.mlp_parser.ruleset_{newest}").LogLine
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Per benchmark
+
+
+@dataclass(frozen=True)
+class BenchmarkRules:
+    """What the rules say about one benchmark folder of a round."""
+
+    folder: str
+    canonical_name: str  # the same workload across rounds (reference/benchmarks.tsv)
+    workload: str
+    n_required: int | None  # result logs the rules require; None when the package does not know the benchmark
+    max_dropped: int  # runs olympic scoring drops from each end
+    accepted: bool  # False: not a benchmark of the round's rules; its logs are rejected
+    note: str | None  # why it is not accepted, or what could not be known
+
+
+def benchmark_rules(folder: str, rules: RoundRules) -> BenchmarkRules:
+    """Run count, olympic drops and acceptance of a benchmark folder, from the package; names from the reference."""
+    name = benchmark_name(folder, rules.round)
+    # the package knows folders by their own names, except the summarizer's one alias (v0.6 Google's `mask`)
+    official = folder if folder in known_benchmark_names() else name.canonical_name
+    n_required = required_runs(official)
+    note = None
+    if rules.coverage is RulesCoverage.NEWER:
+        accepted = True  # a new round may bring new benchmarks: load them, marked unchecked
+        if n_required is None:
+            note = f"benchmark {folder!r} is unknown to {RULES_DISTRIBUTION} {rules_version()}: its required run count is not known"
+    elif rules.coverage is RulesCoverage.PREDATES:
+        accepted = name.listed
+        if not accepted:
+            note = f"unknown benchmark folder {folder!r}: not a benchmark of {rules.round} (mlperf_scaling/reference/benchmarks.tsv)"
+    else:
+        allowed = allowed_benchmarks(rules.ruleset)
+        accepted = official in allowed
+        if not accepted:
+            note = (
+                f"unknown benchmark folder {folder!r}: not a benchmark of ruleset {rules.ruleset} "
+                f"({RULES_DISTRIBUTION} {rules_version()} lists {', '.join(sorted(allowed))})"
+            )
+    return BenchmarkRules(folder, name.canonical_name, name.workload, n_required, olympic_drops(official), accepted, note)

@@ -1,0 +1,49 @@
+"""Git sources: a shallow, sparse clone of a round's data, a repository's head, a remote's head."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from mlperf_scaling.tasks.source.members import SourceError, refuse_option_like
+
+# Folders a result repository keeps data in; the benchmark code next to them is never fetched.
+SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/"]
+
+
+def _run_git(args: list[str], cwd: Path | None, timeout_s: float) -> str:
+    # No shell, and `--` before any user-given URL, so input can never become an option.
+    # never prompt; give up on a transfer that stalls below 1 kB/s for a minute
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true",
+           "GIT_HTTP_LOW_SPEED_LIMIT": "1000", "GIT_HTTP_LOW_SPEED_TIME": "60"}
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s, env=env, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise SourceError(f"git {args[0]} did not finish within {timeout_s:.0f} s") from None
+    if done.returncode != 0:
+        raise SourceError(f"git {args[0]} failed: {done.stderr.strip()[-500:]}")
+    return done.stdout
+
+
+def git_head(repo: Path) -> str:
+    return _run_git(["rev-parse", "HEAD"], repo, 60).strip()
+
+
+def clone_sparse(url: str, target: Path, timeout_s: float = 900) -> None:
+    """Shallow, sparse clone holding only systems/ and results/ folders."""
+    refuse_option_like(url, "git URL")
+    _run_git(["clone", "--depth", "1", "--filter=blob:none", "--no-checkout", "--", url, str(target)], None, timeout_s)
+    _run_git(["sparse-checkout", "set", "--no-cone", *SPARSE_PATTERNS], target, 120)
+    _run_git(["checkout"], target, timeout_s)
+
+
+def remote_head(url: str, timeout_s: float = 60) -> str:
+    """The commit a remote's HEAD points at, without cloning."""
+    refuse_option_like(url, "git URL")
+    out = _run_git(["ls-remote", "--", url, "HEAD"], None, timeout_s)
+    if not out.strip():
+        raise SourceError(f"remote has no HEAD: {url}")
+    return out.split()[0]

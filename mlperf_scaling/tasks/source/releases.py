@@ -1,0 +1,54 @@
+"""Find the MLPerf Training rounds published at a remote, and what changed since the warehouse last loaded them.
+
+A round's repository is PREFIX + `training_results_vX.Y`. Rounds are found with `git ls-remote` (no API token):
+the rounds the caller knows, then the next version names after the newest one found (vX.(Y+1), then v(X+1).0).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mlperf_scaling.rounds import next_round_names, repository_name, round_key
+from mlperf_scaling.tasks.source.git import remote_head
+from mlperf_scaling.tasks.source.members import SourceError
+
+
+def normalise_remote_base(prefix: str) -> str:
+    """A local folder of repositories becomes a file:// prefix; URLs stay as given, with a trailing slash."""
+    if not re.match(r"^[a-z][a-z0-9+.-]*://", prefix) and not prefix.startswith("git@"):
+        prefix = Path(prefix).expanduser().resolve().as_uri()
+    return prefix if prefix.endswith(("/", ":")) else prefix + "/"
+
+
+_ROUND_SOURCE = re.compile(r"^training_results_(v\d+\.\d+)(\.tar\.gz)?$")
+
+
+def rounds_in_mirror(mirror: Path) -> list[str]:
+    """Every round a mirror folder holds, as training_results_vX.Y.tar.gz or a training_results_vX.Y repository."""
+    found = set()
+    for entry in mirror.iterdir():
+        match = _ROUND_SOURCE.match(entry.name)
+        if match and (entry.is_file() if match.group(2) else entry.is_dir()):
+            found.add(match.group(1))
+    return sorted(found, key=round_key)
+
+
+def discover_rounds(remote_base: str, known: list[str], timeout_s: float = 60) -> dict[str, str]:
+    """Round -> head commit, for every round found at the remote."""
+    heads: dict[str, str] = {}
+
+    def probe(round_name: str) -> bool:
+        try:
+            heads[round_name] = remote_head(remote_base + repository_name(round_name), timeout_s)
+            return True
+        except SourceError:
+            return False
+
+    for round_name in sorted(set(known), key=round_key):
+        probe(round_name)
+    newest = max(heads, key=round_key) if heads else None
+    while newest is not None:
+        found = next((candidate for candidate in next_round_names(newest) if candidate not in heads and probe(candidate)), None)
+        newest = found
+    return dict(sorted(heads.items(), key=lambda item: round_key(item[0])))

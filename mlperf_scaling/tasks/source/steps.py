@@ -1,0 +1,47 @@
+"""The source stage as Prefect tasks: a source's version without its data, and the rounds a source holds.
+
+Retries are set by the flows from the settings (`with_options`), once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from mlperf_scaling.tasks.run_context import run_logger
+from mlperf_scaling.tasks.source.members import Provenance, SourceError
+from mlperf_scaling.tasks.source.releases import discover_rounds, normalise_remote_base, rounds_in_mirror
+from mlperf_scaling.tasks.source.resolve import resolve_source, source_version
+
+
+@task(name="source-version", timeout_seconds=300, cache_policy=NO_CACHE)
+def find_source_version(spec: str, round_name: str | None = None, timeout_s: float = 60) -> Provenance:
+    """The commit or archive hash of a source, read without fetching its data (git ls-remote for a URL)."""
+    return source_version(resolve_source(spec, round_name), timeout_s)
+
+
+@task(name="list-rounds", timeout_seconds=900, cache_policy=NO_CACHE)
+def list_rounds(mirror: str | None, remote_base: str, known: list[str], timeout_s: float = 60) -> list[str]:
+    """Every round a source holds: each training_results_vX.Y of the mirror, else every round published at the
+    remote, found from the rounds `known` on."""
+    logger = run_logger()
+    if mirror is not None:
+        rounds = rounds_in_mirror(Path(mirror))
+        if not rounds:
+            raise SourceError(f"{mirror} holds no training_results_vX.Y.tar.gz or training_results_vX.Y repository")
+        logger.info("every round in the mirror %s: %s", mirror, " ".join(rounds))
+        return rounds
+    base = normalise_remote_base(remote_base)
+    rounds = list(discover_rounds(base, known, timeout_s))
+    if not rounds:
+        raise SourceError(f"no training_results_vX.Y repository found at {base}")
+    logger.info("every round published at %s: %s", base, " ".join(rounds))
+    return rounds
+
+
+@task(name="list-remote-rounds", timeout_seconds=900, cache_policy=NO_CACHE)
+def list_remote_rounds(remote_base: str, known: list[str], timeout_s: float = 60) -> dict[str, str]:
+    """Round -> head commit, for every round found at a remote."""
+    return discover_rounds(remote_base, known, timeout_s)

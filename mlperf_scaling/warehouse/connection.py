@@ -1,0 +1,132 @@
+"""Open the DuckDB warehouse: one writer at a time, readers read-only, no extension downloads."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+log = logging.getLogger(__name__)
+
+# Offline machines: fail at once instead of trying to download an extension.
+_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+
+
+def sql_files() -> list[tuple[str, str]]:
+    """The warehouse's DDL, one file per table (sql/tables/) then per view (sql/views/), in file-name order."""
+    found = []
+    for kind in ("tables", "views"):
+        folder = resources.files("mlperf_scaling.warehouse").joinpath("sql", kind)
+        for name in sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".sql")):
+            found.append((f"{kind}/{name}", folder.joinpath(name).read_text(encoding="utf-8")))
+    return found
+
+
+def schema_version() -> str:
+    """A digest of the DDL: a warehouse written under other table definitions is rebuilt, not patched."""
+    digest = hashlib.sha256()
+    for name, text in sql_files():
+        digest.update(name.encode() + b"\0" + text.encode())
+    return digest.hexdigest()[:16]
+
+
+def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
+    for _name, text in sql_files():
+        connection.execute(text)
+    connection.execute("delete from warehouse_info")
+    connection.execute("insert into warehouse_info values (?)", [schema_version()])
+
+
+def stored_schema_version(path: Path | str) -> str | None:
+    """The schema version a warehouse file was written with; None for a file from before versions were kept."""
+    connection = connect(path, read_only=True)
+    try:
+        found = connection.execute("select count(*) from information_schema.tables where table_name = 'warehouse_info'").fetchall()
+        if not found[0][0]:
+            return None
+        return connection.execute("select schema_version from warehouse_info").fetchall()[0][0]
+    finally:
+        connection.close()
+
+
+def is_current(path: Path | str) -> bool:
+    """True when the warehouse exists and was written with today's table definitions."""
+    return Path(path).exists() and stored_schema_version(path) == schema_version()
+
+
+@contextmanager
+def writer_lock(path: Path | str, wait_s: float = 3600, poll_s: float = 0.5, say=log.warning) -> Iterator[None]:
+    """Hold the warehouse's writer lock; a second writer waits and says so, then gives up after `wait_s`."""
+    lock_path = Path(f"{path}.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as handle:
+        deadline = time.monotonic() + wait_s
+        announced = False
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not announced:
+                    handle.seek(0)
+                    holder = handle.read().strip() or "unknown"
+                    say(f"warehouse {path} is being written by another run ({holder}); waiting for it to finish")
+                    announced = True
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"gave up waiting {wait_s:.0f} s for the writer lock on {path}") from None
+                time.sleep(poll_s)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection to a copy of the warehouse, swapped in atomically when the block succeeds.
+
+    Writing to a copy leaves the warehouse file free: readers open it read-only at any time, even while
+    a load runs, and see the previous version until the swap. A writer killed half-way leaves only its
+    copy behind; the warehouse itself is never half-written. Held under the writer lock.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with writer_lock(target, say=say):
+        draft = target.with_name(f"{target.name}.draft")
+        for stale in (draft, Path(f"{draft}.wal")):  # left by a writer that was killed
+            stale.unlink(missing_ok=True)
+        if target.exists() and not is_current(target):
+            # derived data, all of it re-readable from the sources: start again rather than migrate
+            say(f"warehouse {target} was written by another version of mlperf-scaling (other table definitions): "
+                "it is rebuilt from scratch, and every round is read again")
+        elif target.exists():
+            shutil.copyfile(target, draft)
+        connection = connect(draft)
+        try:
+            ensure_schema(connection)
+            yield connection
+            connection.execute("checkpoint")
+        except BaseException:
+            connection.close()
+            draft.unlink(missing_ok=True)
+            Path(f"{draft}.wal").unlink(missing_ok=True)
+            raise
+        connection.close()
+        os.replace(draft, target)  # atomic: readers see the old file or the new one, never a mix

@@ -1,0 +1,143 @@
+"""The load stage as Prefect tasks: a scored round checked against its tables' contracts and loaded in one
+transaction, a failed attempt recorded, and whether a source version is loaded already."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import polars as pl
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from mlperf_scaling.contracts.energy import EnergySchema
+from mlperf_scaling.contracts.enums import WITH_A_SCORE, IngestionStatus
+from mlperf_scaling.contracts.ingestions import IngestionsSchema
+from mlperf_scaling.contracts.rejections import RejectionsSchema
+from mlperf_scaling.contracts.runs import RunsSchema
+from mlperf_scaling.contracts.scores import ScoresSchema
+from mlperf_scaling.contracts.systems import SystemsSchema
+from mlperf_scaling.contracts.validate import split_valid_rows
+from mlperf_scaling.rounds import round_from_name, round_order
+from mlperf_scaling.tasks.run_context import run_logger
+from mlperf_scaling.tasks.score.round_scores import RoundData
+from mlperf_scaling.tasks.score.rules import RULES_DISTRIBUTION, rules_for_round, rules_version
+from mlperf_scaling.tasks.score.steps import ScoredRound
+from mlperf_scaling.tasks.source.members import Provenance
+from mlperf_scaling.tasks.source.resolve import Source, resolve_source
+from mlperf_scaling.warehouse.connection import open_writer
+from mlperf_scaling.warehouse.load import record_ingestion, replace_round
+from mlperf_scaling.warehouse.versions import is_unchanged, loaded_versions
+
+# table -> (contract, key columns naming a rejected row)
+CONTRACTS = {
+    "systems": (SystemsSchema, ["submitter", "system"]),
+    "runs": (RunsSchema, ["path"]),
+    "scores": (ScoresSchema, ["submitter", "system", "benchmark"]),
+    "energy": (EnergySchema, ["submitter", "system", "benchmark", "file_name"]),
+}
+
+
+@task(name="validate-round", cache_policy=NO_CACHE)
+def validate_round(scored: ScoredRound) -> dict[str, pl.DataFrame]:
+    """Run each table's contract; rows that fail go to rejections, the rest load."""
+    frames: dict[str, pl.DataFrame] = {}
+    rejected = [scored.data.rejections]
+    for table, (schema, keys) in CONTRACTS.items():
+        good, bad = split_valid_rows(getattr(scored.data, table), schema, table, keys)
+        frames[table] = good
+        rejected.append(bad)
+    frames["rejections"] = RejectionsSchema.validate(pl.concat(rejected, how="vertical"), lazy=True)
+    return frames
+
+
+def ingestion_row(
+    source: Source,
+    provenance: Provenance,
+    started_at: dt.datetime,
+    status: IngestionStatus,
+    message: str | None = None,
+    frames: dict[str, pl.DataFrame] | None = None,
+    data: RoundData | None = None,
+) -> pl.DataFrame:
+    """The `ingestions` row of one attempt to load a round."""
+    frames = frames or {}
+
+    def height(name: str) -> int:
+        frame = frames.get(name)
+        return 0 if frame is None else frame.height
+
+    runs = frames.get("runs")
+    scores = frames.get("scores")
+    try:
+        rules = data.rules if data else rules_for_round(source.round)
+        order = round_order(source.round)
+    except ValueError:  # not a round name: the failure row says so in its message
+        rules, order = None, None
+    row = {
+        "ingestion_id": str(uuid.uuid4()),
+        "round": source.round,
+        "round_order": order,
+        "source": source.spec,
+        "source_kind": source.kind,
+        "source_commit": provenance.commit,
+        "source_sha256": provenance.sha256,
+        "started_at": started_at,
+        "finished_at": dt.datetime.now(dt.UTC).replace(tzinfo=None),
+        "status": status.value,
+        "message": message,
+        "ruleset": rules.ruleset if rules else None,
+        "rules_package": f"{RULES_DISTRIBUTION} {rules_version()}",
+        "rules_coverage": rules.coverage.value if rules else None,
+        "n_files": data.n_files if data else 0,
+        "n_bytes": data.n_bytes if data else 0,
+        "n_power_logs": data.n_power_logs if data else 0,
+        "n_systems": height("systems"),
+        "n_runs": height("runs"),
+        "n_valid_runs": 0 if runs is None else int(runs.get_column("is_valid").sum()),
+        "n_scores": height("scores"),
+        "n_scored": 0 if scores is None else int(scores.get_column("status").is_in([s.value for s in WITH_A_SCORE]).sum()),
+        "n_rejections": height("rejections"),
+        "seconds": (data.seconds if data else 0.0),
+    }
+    return IngestionsSchema.validate(pl.DataFrame([row]), lazy=True)
+
+
+@task(name="load-round", cache_policy=NO_CACHE)
+def load_round(scored: ScoredRound, frames: dict[str, pl.DataFrame], warehouse: str) -> dict[str, object]:
+    """Replace the round in the warehouse in one transaction and record the ingestion."""
+    logger = run_logger()
+    ingestion = ingestion_row(
+        scored.source, scored.provenance, scored.started_at, IngestionStatus.SUCCEEDED,
+        message=scored.data.rules.note, frames=frames, data=scored.data,
+    )
+    with open_writer(warehouse, say=logger.warning) as connection:
+        replace_round(connection, scored.source.round, frames, ingestion)
+    summary = ingestion.to_dicts()[0]
+    logger.info(
+        "loaded %s into %s: %d systems, %d runs (%d valid), %d scores (%d scored), %d rejections",
+        summary["round"], warehouse, summary["n_systems"], summary["n_runs"], summary["n_valid_runs"],
+        summary["n_scores"], summary["n_scored"], summary["n_rejections"],
+    )
+    return summary
+
+
+@task(name="record-failure", cache_policy=NO_CACHE)
+def record_failure(spec: str, round_name: str | None, warehouse: str, message: str) -> dict[str, object]:
+    """Keep a failed attempt in `ingestions` so the failure is visible in SQL too."""
+    started = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    try:
+        source = resolve_source(spec, round_name)
+    except ValueError:
+        source = Source(spec, "git_url" if "://" in spec else "directory", round_name or round_from_name(spec) or "v0.0", spec)
+    ingestion = ingestion_row(source, Provenance(), started, IngestionStatus.FAILED, message=message[:2000])
+    with open_writer(warehouse) as connection:
+        record_ingestion(connection, ingestion)
+    return ingestion.to_dicts()[0]
+
+
+@task(name="check-loaded", cache_policy=NO_CACHE)
+def check_loaded(warehouse: str, round_name: str, version: Provenance) -> dict | None:
+    """The loaded ingestion of this round if it has the same version (and rules), else None."""
+    loaded = loaded_versions(warehouse).get(round_name)
+    return loaded if is_unchanged(loaded, version) else None
