@@ -117,3 +117,21 @@ def real_slice(tmp_path_factory) -> Path:
     (folder / "NVIDIA" / "benchmarks" / "llama2").mkdir(parents=True)
     (folder / "NVIDIA" / "benchmarks" / "llama2" / "train.py").write_text("print('code')\n")
     return folder
+
+
+def official_verdict(path: Path, ruleset: str) -> bool | None:
+    """mlperf_logging.compliance_checker's verdict on one log, run as the result summarizer runs it; None where
+    it raises (the summarizer then stops too)."""
+    import logging
+
+    from mlperf_logging.compliance_checker import mlp_compliance
+
+    mlp_compliance.enqueued_configs.clear()
+    checker = mlp_compliance.make_checker(usage="training", ruleset=ruleset, quiet=True, werror=False)
+    logging.disable(logging.CRITICAL)
+    try:
+        return mlp_compliance.main(str(path), f"training_{ruleset}/common.yaml", checker)[0]
+    except Exception:  # noqa: BLE001 - the official tool stopping is its verdict here
+        return None
+    finally:
+        logging.disable(logging.NOTSET)

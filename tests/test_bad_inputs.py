@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import score_stream
+from conftest import official_verdict, score_stream
 
 from mlperf_scaling.tasks.score.steps import ScoredRound
 from mlperf_scaling.tasks.source.members import SourceError
@@ -42,23 +42,6 @@ def ingest(folder: Path) -> dict[str, pl.DataFrame]:
 
 # judgements of ours beyond the official tool, stated in the README
 OURS_NOT_OFFICIAL = {"run_stop before run_start"}
-
-
-def official_verdict(path: Path, ruleset: str) -> bool | None:
-    """mlperf_logging.compliance_checker's verdict on one log, as the summarizer runs it; None where it raises."""
-    import logging
-
-    from mlperf_logging.compliance_checker import mlp_compliance
-
-    mlp_compliance.enqueued_configs.clear()
-    checker = mlp_compliance.make_checker(usage="training", ruleset=ruleset, quiet=True, werror=False)
-    logging.disable(logging.CRITICAL)
-    try:
-        return mlp_compliance.main(str(path), f"training_{ruleset}/common.yaml", checker)[0]
-    except Exception:  # noqa: BLE001 - the official tool stopping is its verdict here
-        return None
-    finally:
-        logging.disable(logging.NOTSET)
 
 
 def reason_for(frames: dict[str, pl.DataFrame], path: str) -> str:

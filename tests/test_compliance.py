@@ -4,10 +4,10 @@ itself as the oracle for every case."""
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import pytest
+from conftest import official_verdict
 
 from mlperf_scaling.tasks.parse.result_log import parse_log
 from mlperf_scaling.tasks.score.compliance import check_log, describe
@@ -34,22 +34,9 @@ def ours(data: bytes, ruleset: str) -> list:
 
 
 def official(data: bytes, ruleset: str, tmp_path: Path) -> bool | None:
-    """The verdict of mlperf_logging.compliance_checker, run exactly as the result summarizer runs it; None where
-    it stops with an exception (the summarizer then stops too)."""
-    from mlperf_logging.compliance_checker import mlp_compliance
-
     path = tmp_path / "result_0.txt"
     path.write_bytes(data)
-    mlp_compliance.enqueued_configs.clear()
-    checker = mlp_compliance.make_checker(usage="training", ruleset=ruleset, quiet=True, werror=False)
-    logging.disable(logging.CRITICAL)
-    try:
-        valid, *_ = mlp_compliance.main(str(path), f"training_{ruleset}/common.yaml", checker)
-    except Exception:  # noqa: BLE001 - any exception is the official tool stopping
-        return None
-    finally:
-        logging.disable(logging.NOTSET)
-    return valid
+    return official_verdict(path, ruleset)
 
 
 def mutate(path: Path, change) -> bytes:

@@ -6,34 +6,18 @@ tool rejects among them); `pytest -m slow` takes every log.
 
 from __future__ import annotations
 
-import logging
 import random
 import tarfile
 from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import ROUNDS, archive, read_shipped_round
+from conftest import ROUNDS, archive, official_verdict, read_shipped_round
 
 from mlperf_scaling.tasks.score.rules import rules_for_round, ruleset_name
 
 CHECKED_ROUNDS = [r for r in ROUNDS if rules_for_round(r).checked]
 SAMPLE_VALID_PER_ROUND = 50
-
-
-def official_verdict(path: Path, ruleset: str) -> bool | None:
-    """mlperf_logging.compliance_checker's verdict, run as the result summarizer runs it; None where it raises."""
-    from mlperf_logging.compliance_checker import mlp_compliance
-
-    mlp_compliance.enqueued_configs.clear()
-    checker = mlp_compliance.make_checker(usage="training", ruleset=ruleset, quiet=True, werror=False)
-    logging.disable(logging.CRITICAL)
-    try:
-        return mlp_compliance.main(str(path), f"training_{ruleset}/common.yaml", checker)[0]
-    except Exception:  # noqa: BLE001 - the official tool stopping is its verdict here
-        return None
-    finally:
-        logging.disable(logging.NOTSET)
 
 
 def extract(round_name: str, paths: set[str], folder: Path) -> dict[str, Path]:

@@ -1,0 +1,31 @@
+"""The contract of every warehouse table, as pandera models: the one definition of its columns in Python."""
+
+from __future__ import annotations
+
+from mlperf_scaling.contracts.clusters import AnalysisExclusionsSchema, ClustersSchema
+from mlperf_scaling.contracts.common import Contract
+from mlperf_scaling.contracts.efficiency import EfficiencySchema
+from mlperf_scaling.contracts.energy import EnergySchema
+from mlperf_scaling.contracts.ingestions import IngestionsSchema
+from mlperf_scaling.contracts.rejections import RejectionsSchema
+from mlperf_scaling.contracts.runs import RunsSchema
+from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
+from mlperf_scaling.contracts.scores import ScoresSchema
+from mlperf_scaling.contracts.systems import SystemsSchema
+from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
+
+# table -> contract; every table the pipeline loads is here
+TABLE_CONTRACTS: dict[str, type[Contract]] = {
+    "ingestions": IngestionsSchema,
+    "systems": SystemsSchema,
+    "runs": RunsSchema,
+    "scores": ScoresSchema,
+    "energy": EnergySchema,
+    "rejections": RejectionsSchema,
+    "efficiency": EfficiencySchema,
+    "clusters": ClustersSchema,
+    "analysis_exclusions": AnalysisExclusionsSchema,
+    "scaling_fits": ScalingFitsSchema,
+    "carried_over": CarriedOverSchema,
+    "round_trends": RoundTrendsSchema,
+}

@@ -27,3 +27,12 @@ class Contract(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
+
+
+class ScoreKey(Contract):
+    """The columns naming one (round, submitter, system, benchmark), first in every table keyed by them."""
+
+    round: str = round_field()
+    submitter: str = folder_field("submitter folder name")
+    system: str = folder_field("system folder name")
+    benchmark: str = folder_field("benchmark folder name")

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pandera.polars as pa
 
-from mlperf_scaling.contracts.common import Contract, round_field
+from mlperf_scaling.contracts.common import ScoreKey
 
 
-class EnergySchema(Contract):
-    round: str = round_field()
-    submitter: str = pa.Field()
-    system: str = pa.Field()
-    benchmark: str = pa.Field()
+class EnergySchema(ScoreKey):
     file_name: str = pa.Field()
     time_to_train_min: float = pa.Field(gt=0)
     node_energy_j: float = pa.Field(ge=0)

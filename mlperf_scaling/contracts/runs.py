@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pandera.polars as pa
 
-from mlperf_scaling.contracts.common import Contract, folder_field, round_field
+from mlperf_scaling.contracts.common import ScoreKey
 
 
-class RunsSchema(Contract):
-    round: str = round_field()
-    submitter: str = folder_field("submitter folder name")
-    system: str = folder_field("system folder name")
-    benchmark: str = folder_field("benchmark folder name")
+class RunsSchema(ScoreKey):
     benchmark_canonical: str = pa.Field()
     path: str = pa.Field(description="file path inside the round")
     file_name: str = pa.Field()

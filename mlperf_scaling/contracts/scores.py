@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import pandera.polars as pa
 
-from mlperf_scaling.contracts.common import Contract, folder_field, round_field
+from mlperf_scaling.contracts.common import ScoreKey
 from mlperf_scaling.contracts.enums import ScoreStatus
 
 
-class ScoresSchema(Contract):
-    round: str = round_field()
-    submitter: str = folder_field("submitter folder name")
-    system: str = folder_field("system folder name = systems JSON stem")
-    benchmark: str = folder_field("benchmark folder name")
+class ScoresSchema(ScoreKey):
     benchmark_canonical: str = pa.Field()
     division: str | None = pa.Field(nullable=True, isin=["closed", "open"])
     availability: str | None = pa.Field(nullable=True)

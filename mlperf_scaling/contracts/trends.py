@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pandera.polars as pa
 
-from mlperf_scaling.contracts.common import Contract, round_field
+from mlperf_scaling.contracts.common import Contract, ScoreKey, round_field
 
 
-class CarriedOverSchema(Contract):
-    round: str = round_field()
-    submitter: str = pa.Field()
-    system: str = pa.Field()
-    benchmark: str = pa.Field()
+class CarriedOverSchema(ScoreKey):
     is_carried_over: bool = pa.Field()
     n_copied_logs: int = pa.Field(ge=0)
 

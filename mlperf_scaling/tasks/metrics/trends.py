@@ -34,6 +34,7 @@ def carried_over_groups(runs: pl.DataFrame) -> pl.DataFrame:
         marked.group_by("round", "submitter", "system", "benchmark")
         .agg(pl.col("is_copy").all().alias("is_carried_over"), pl.col("is_copy").sum().alias("n_copied_logs"))
         .filter(pl.col("n_copied_logs") > 0)
+        .sort("round", "submitter", "system", "benchmark")  # group_by order is not stable
     )
 
 

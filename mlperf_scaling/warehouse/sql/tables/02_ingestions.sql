@@ -28,7 +28,7 @@ create table if not exists ingestions (
 
 comment on table ingestions is 'One row per attempt to load a round, with where it came from and how it was judged.';
 comment on column ingestions.ingestion_id is 'uuid of one attempt to load a round';
-comment on column ingestions.round is 'e.g. v4.1';
+comment on column ingestions.round is 'MLPerf round, e.g. v4.1';
 comment on column ingestions.round_order is 'sortable round number: v4.1 -> 401 (null for an attempt that named no round)';
 comment on column ingestions.source is 'the source as given: URL, path or archive';
 comment on column ingestions.source_kind is 'git_url, git_repo, directory, archive';
