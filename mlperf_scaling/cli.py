@@ -92,6 +92,19 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     commands.add_parser("watch", parents=[warehouse, reports, remote], help="run watch-releases once: process new and changed rounds at the remote")
     serve = commands.add_parser("serve", help="serve the pipeline and the daily watch-releases deployments locally")
     serve.add_argument("--cron", default=None, help="schedule of watch-releases (default: prefect.yaml's, daily at 06:00 UTC)")
+    plan = commands.add_parser(
+        "plan", parents=[warehouse], help="how many accelerators for a benchmark: measured configurations, fitted curve, recommendation",
+        description="How many accelerators should I train BENCHMARK on? From the warehouse: the measured configurations of one "
+        "comparable accelerator group, the Amdahl fit with its bootstrap interval, and a recommendation in one sentence.",
+    )
+    plan.add_argument("benchmark", metavar="BENCHMARK", help="benchmark folder or name across rounds, e.g. llama2_70b_lora, bert")
+    plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
+                      "(default: the group with the most accelerator counts measured)")
+    plan.add_argument("--round", dest="round_name", default="latest", help="round, e.g. v4.1 (default: latest, the newest round with it)")
+    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h: the cheapest measured count that meets it")
+    plan.add_argument("--max-accelerators", type=int, help="accelerators you have")
+    plan.add_argument("--price-per-accelerator-hour", type=float, metavar="USD", help="adds the cost of a training run")
+    plan.add_argument("--threshold", type=float, default=0.5, help="efficiency still worth paying for (default 0.5)")
     paper = commands.add_parser("paper-table", parents=[warehouse], help="Table I of arXiv 2509.03263 beside this warehouse's values")
     paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
     return parser
@@ -119,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
+    if args.command == "plan":
+        from mlperf_scaling.plan_command import print_plan
+
+        return print_plan(args, _console())
     if args.command == "trends":
         from mlperf_scaling.flows.analyze import analyze_trends
 

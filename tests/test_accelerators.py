@@ -51,11 +51,16 @@ def test_unknown_names_are_reported_not_guessed():
     assert mapping["TPU"] is None  # the generation is not stated
 
 
-def test_same_model_reference_uses_the_family():
+def test_comparable_groups_keep_form_factors_apart():
     data, _ = read_shipped_round("v4.1")
     table, _ = efficiency_table(data.scores)
     bert = table.filter(pl.col("benchmark") == "bert")
-    # "NVIDIA H100 80GB HBM3" (one Lambda system) now shares the H100 reference with the SXM5 systems
+    # "NVIDIA H100 80GB HBM3" (one Lambda system) is an SXM part: it shares the H100-SXM reference with the SXM5 systems
     hbm3 = bert.filter(pl.col("accelerator_model_name") == "NVIDIA H100 80GB HBM3").row(0, named=True)
     sxm5 = bert.filter(pl.col("accelerator_model_name") == "NVIDIA H100-SXM5-80GB").row(0, named=True)
-    assert hbm3["accelerator_family"] == "H100" and hbm3["reference_system_same_model"] == sxm5["reference_system_same_model"]
+    assert hbm3["accelerator_group"] == sxm5["accelerator_group"] == "H100-SXM"
+    assert hbm3["reference_system_group"] == sxm5["reference_system_group"]
+    groups = table.group_by("accelerator_group").agg(pl.col("accelerator_form_factor").n_unique().alias("forms"), pl.col("accelerator_family").n_unique().alias("families"))
+    assert groups["forms"].max() == 1 and groups["families"].max() == 1  # never two form factors or models in one group
+    ssd = table.filter(pl.col("benchmark") == "ssd")
+    assert {"H100-PCIe", "H100-SXM"} <= set(ssd["accelerator_group"].to_list())

@@ -40,10 +40,31 @@ def test_reference_is_fewest_accelerators_then_longest_time():
     assert rows["c"]["speedup"] == pytest.approx(6.0)
     assert rows["c"]["efficiency"] == pytest.approx(6.0 / 4)
     assert rows["a"]["efficiency"] == pytest.approx(1.2)
-    # within its own model, c is its own reference
-    assert rows["c"]["is_reference_same_model"] and rows["c"]["efficiency_same_model"] == 1.0
-    assert rows["a"]["reference_system_same_model"] == "S/b"
+    # within its own comparable group, c is its own reference
+    assert rows["c"]["accelerator_group"] == "A100-SXM" and rows["a"]["accelerator_group"] == "H100-SXM"
+    assert rows["c"]["is_reference_group"] and rows["c"]["efficiency_group"] == 1.0
+    assert rows["a"]["reference_system_group"] == "S/b" and rows["a"]["efficiency_group"] == pytest.approx(1.2)
     assert rows["c"]["accelerator_hours"] == pytest.approx(20.0 * 8 / 60)
+
+
+def test_a100_pcie_and_sxm_are_never_one_group():
+    table, _ = efficiency_table(frame(score("pcie", 8, 30.0, model="NVIDIA A100-PCIe-40GB"), score("sxm", 8, 10.0, model="NVIDIA A100-SXM4-80GB"),
+                                      score("sxm16", 16, 6.0, model="NVIDIA A100-SXM-80GB (400W)")))
+    rows = by_system(table)
+    assert (rows["pcie"]["accelerator_group"], rows["sxm"]["accelerator_group"], rows["sxm16"]["accelerator_group"]) == ("A100-PCIe", "A100-SXM", "A100-SXM")
+    # each group is its own reference: no 3x "efficiency" from comparing the two at equal N
+    assert rows["pcie"]["efficiency_group"] == 1.0 and rows["sxm"]["efficiency_group"] == 1.0
+    assert rows["sxm16"]["reference_system_group"] == "S/sxm" and rows["sxm16"]["efficiency_group"] == pytest.approx(10.0 / (6.0 * 2))
+
+
+def test_efficiency_splits_into_throughput_and_convergence():
+    rows = [{**score("ref", 8, 100.0), "samples_to_converge": 1000.0}, {**score("big", 32, 40.0), "samples_to_converge": 1600.0}]
+    table, _ = efficiency_table(frame(*rows))
+    big = by_system(table)["big"]
+    assert big["convergence_unit"] == "samples"
+    assert big["convergence_part"] == pytest.approx(1000 / 1600)  # the bigger configuration needed 60 % more samples
+    assert big["throughput_part"] == pytest.approx((1600 / (40 * 32)) / (1000 / (100 * 8)))
+    assert big["throughput_part"] * big["convergence_part"] == pytest.approx(big["efficiency_group"], abs=1e-12)
 
 
 def test_open_cpu_only_and_unscored_rows_are_left_out_with_a_reason():
@@ -87,6 +108,9 @@ def test_plots_and_page_with_one_or_two_systems(tmp_path, n_systems):
         assert all(p.stat().st_size > 1000 for p in paths)
     page = render_index("v4.1", summarize_benchmarks(table), table, clusters, excluded, plots, None)
     assert '<section id="bert">' in page and "not official MLPerf results" in page
+    assert "<h2>BERT-large <small>language model" in page  # the workload's name, not only its folder
+    title = (tmp_path / "plots" / "bert_time.svg").read_text()
+    assert f"{n_systems} system{'' if n_systems == 1 else 's'}</" in title and "1 systems" not in title
 
 
 def _official_time(system: str, benchmark: str) -> float:
@@ -125,6 +149,45 @@ def test_v41_a_known_efficiency(v41_analysis):
     assert round(row["efficiency"], 3) == 2.387
 
 
+def test_v41_throughput_times_convergence_is_the_efficiency(v41_analysis):
+    _, efficiency, _ = v41_analysis
+    split = efficiency.filter(pl.col("throughput_part").is_not_null())
+    assert split.height == 149 and efficiency.height == 153  # 4 systems (groups) without samples logged
+    product = split["throughput_part"] * split["convergence_part"]
+    assert (product - split["efficiency_group"]).abs().max() < 1e-9
+
+
+def test_v41_a_known_throughput_part(v41_analysis):
+    _, efficiency, _ = v41_analysis
+    llama = efficiency.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM"))
+    row = llama.filter(pl.col("system") == "512xBM.GPU.H100.8").row(0, named=True)
+    assert row["reference_system_group"] == "Dell/XE9640x4H100-SXM-80GB" and row["global_batch_size"] == 64
+    # samples to converge from the logs (the olympic mean over the scored runs): 8,976 against the reference's 3,312
+    assert (row["samples_to_converge"], llama.filter(pl.col("is_reference_group"))["samples_to_converge"][0]) == (8976.0, 3312.0)
+    t, t_ref = _official_time("512xBM.GPU.H100.8", "llama2_70b_lora"), _official_time("XE9640x4H100-SXM-80GB", "llama2_70b_lora")
+    assert row["throughput_part"] == pytest.approx((8976 / (t * 512)) / (3312 / (t_ref * 4)), rel=1e-12)
+    assert round(row["throughput_part"], 3) == 0.634 and round(row["convergence_part"], 3) == 0.369
+    # at 512 GPUs a 64x bigger batch costs more (convergence) than communication does (throughput)
+
+
+def test_v41_headlines_compare_comparable_hardware(v41_analysis):
+    _, efficiency, _ = v41_analysis
+    summary = summarize_benchmarks(efficiency)
+    bert = summary.filter(pl.col("benchmark") == "bert").row(0, named=True)
+    # the paper's E' calls an 8-GPU B200 24.1 times as efficient as the 2x A5000 reference: a hardware generation
+    b200 = efficiency.filter((pl.col("benchmark") == "bert") & (pl.col("accelerator_group") == "B200-SXM")).row(0, named=True)
+    assert round(b200["efficiency"], 1) == 24.1 and b200["efficiency_group"] == 1.0
+    # within comparable hardware the best BERT scale-out is 16 to 32 A100 PCIe cards, at 0.99
+    assert (bert["best_scale_out_group"], bert["best_scale_out_accelerators"], bert["best_scale_out_reference_accelerators"]) == ("A100-PCIe", 32, 16)
+    assert round(bert["best_scale_out_efficiency"], 2) == 0.99
+    assert summary["best_scale_out_efficiency"].max() <= 1.5
+    for row in summary.iter_rows(named=True):
+        chosen = efficiency.filter((pl.col("benchmark") == row["benchmark"]) & (pl.format("{}/{}", "submitter", "system") == row["best_scale_out_system"])
+                                   & (pl.col("accelerators") == row["best_scale_out_accelerators"]))
+        assert chosen["accelerator_group"][0] == row["best_scale_out_group"] == chosen["accelerator_group"][0]
+        assert chosen["accelerators"][0] > chosen["reference_accelerators_group"][0]
+
+
 def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_isolated, warehouse_path, tmp_path):
     from prefect.client.orchestration import get_client
 
@@ -148,11 +211,18 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     page = (folder / "index.html").read_text()
     for benchmark in ("bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"):
         assert f'<section id="{benchmark}">' in page
-        for kind in ("systems", "efficiency", "speedup", "time"):
+        for kind in ("scaling", "systems", "efficiency", "time"):
             assert (folder / "plots" / f"{benchmark}_{kind}.png").is_file()
             assert (folder / "plots" / f"{benchmark}_{kind}.svg").is_file()
     assert pl.read_csv(folder / "efficiency.csv").height == 153
-    assert "scaling-summary-v4-1" in published["artifacts"] and "plot-v4-1-llama2-70b-lora-efficiency" in published["artifacts"]
+    # the page answers first: the recommendation table comes before any benchmark's section
+    assert page.index('<section id="answer"') < page.index('<section id="bert">')
+    answer = page[page.index('<section id="answer"'):page.index('<section id="bert">')]
+    assert "<td>H100-SXM</td>" in answer and "Llama 2 70B LoRA (llama2_70b_lora)" in answer
+    recommendations = pl.read_csv(folder / "recommendations.csv")
+    llama = recommendations.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")).row(0, named=True)
+    assert llama["basis"] == "amdahl fit" and llama["accelerators"] == 128
+    assert "scaling-summary-v4-1" in published["artifacts"] and "plot-v4-1-llama2-70b-lora-scaling" in published["artifacts"]
 
     async def keys():
         async with get_client() as client:

@@ -6,7 +6,10 @@ import pytest
 from conftest import read_shipped_round
 
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
-from mlperf_scaling.tasks.metrics.fits import fit_group, fit_table, knee, predicted_efficiency
+from mlperf_scaling.tasks.metrics.fits import amdahl_efficiency, amdahl_knee, bootstrap_amdahl, fit_group, fit_table
+
+# v4.1 llama2_70b_lora on H100-SXM (20 systems, 4 to 1,024 GPUs): knee and 5-95 % bootstrap bounds, rounded
+KNEE_LLAMA_H100 = (205, 147, 243)
 
 
 def test_amdahl_parameters_and_knee_are_recovered():
@@ -17,7 +20,7 @@ def test_amdahl_parameters_and_knee_are_recovered():
     row = fit_group(n, t, "amdahl", 0.7)
     assert row["status"] == "fitted"
     assert row["p"] == pytest.approx(p, abs=0.002) and row["p_stderr"] > 0
-    true_knee = knee("amdahl", (t1, p), 8.0, 0.5)
+    true_knee = float(amdahl_knee(t1 * (1 - p), t1 * p, 8.0, 0.5))
     assert row["knee_50_low"] <= true_knee <= row["knee_50_high"]
     assert row["knee_threshold"] < row["knee_50"]  # efficiency falls below 0.7 before it falls below 0.5
     assert row["r2_log"] > 0.99
@@ -39,17 +42,30 @@ def test_thin_data_is_refused_with_the_reason():
 
 
 def test_efficiency_of_a_fitted_curve_is_one_at_the_reference():
-    assert predicted_efficiency("amdahl", (100.0, 0.9), np.array([4.0]), 4.0)[0] == pytest.approx(1.0)
+    assert amdahl_efficiency(10.0, 90.0, 4.0, 4.0) == pytest.approx(1.0)
+    assert amdahl_efficiency(10.0, 90.0, 4.0, 8.0) == pytest.approx((10 * 4 + 90) / (10 * 8 + 90))
+
+
+def test_the_bootstrap_is_seeded_and_an_unbounded_knee_says_so():
+    n = np.array([4.0, 8, 16, 32])
+    t = np.array([100.0, 49, 24, 12])  # better than perfect scaling: no serial part, no knee
+    first, second = bootstrap_amdahl(n, t), bootstrap_amdahl(n, t)
+    assert np.array_equal(first.resampled_a, second.resampled_a, equal_nan=True)
+    assert first.a == 0 and first.knee(0.5) == (None, None, None)
+    row = fit_group(n, t, "amdahl", 0.5)
+    assert row["knee_50"] is None and "no serial part" in row["note"]
 
 
 def test_v41_llama2_h100_fit():
     data, _ = read_shipped_round("v4.1")
     efficiency, _ = efficiency_table(data.scores)
     fits = fit_table(efficiency)
-    h100 = fits.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_family") == "H100")
+    h100 = fits.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")
                        & (pl.col("model") == "amdahl")).row(0, named=True)
-    assert h100["status"] == "fitted" and h100["n_distinct_accelerators"] == 8
+    assert h100["status"] == "fitted" and (h100["n_points"], h100["n_distinct_accelerators"], h100["n_bootstrap"]) == (20, 8, 1000)
     assert 0.99 < h100["p"] < 1 and h100["r2_log"] > 0.95
+    # the knee (efficiency below 0.5 against 4 GPUs) and its 5-95 % bootstrap interval over the 20 systems
+    assert (round(h100["knee_50"]), round(h100["knee_50_low"]), round(h100["knee_50_high"])) == KNEE_LLAMA_H100
     assert h100["knee_50_low"] < h100["knee_50"] < h100["knee_50_high"]
     refused = fits.filter(pl.col("status") == "refused")
     assert refused.height > 0 and refused["note"].str.contains("distinct accelerator count").all()

@@ -25,11 +25,13 @@ def test_results_republished_in_a_later_round_are_flagged():
 def test_trends_count_a_result_once_and_compare_equal_scale(tmp_path):
     scores, runs = _rounds("v3.1", "v4.1")
     trends = trend_table(scores, runs)
-    a5000 = trends.filter((pl.col("benchmark_canonical") == "bert") & (pl.col("accelerator_family") == "RTX A5000"))
+    a5000 = trends.filter((pl.col("benchmark_canonical") == "bert") & (pl.col("accelerator_group") == "RTX A5000-PCIe"))
     assert a5000.height == 0  # v4.1's A5000 results are v3.1's again: no second point, no false trend
-    h100 = trends.filter((pl.col("benchmark_canonical") == "bert") & (pl.col("accelerator_family") == "H100") & (pl.col("accelerators") == 8))
+    h100 = trends.filter((pl.col("benchmark_canonical") == "bert") & (pl.col("accelerator_group") == "H100-SXM") & (pl.col("accelerators") == 8))
     assert h100["round"].to_list() == ["v3.1", "v4.1"]
     first, second = h100["best_time_min"].to_list()
     assert h100["speedup_vs_first"][1] == first / second
-    plots = plot_trends(trends, tmp_path)
+    plots = plot_trends(trends, tmp_path, ["v3.0", "v3.1", "v4.0", "v4.1"])
     assert plots["bert"][0].stat().st_size > 10_000
+    # v4.0 is not among these rounds: its tick is shown, and no solid line bridges it
+    assert "v4.0" in plots["bert"][1].read_text()

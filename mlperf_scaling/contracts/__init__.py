@@ -7,6 +7,7 @@ from mlperf_scaling.contracts.common import Contract
 from mlperf_scaling.contracts.efficiency import EfficiencySchema
 from mlperf_scaling.contracts.energy import EnergySchema
 from mlperf_scaling.contracts.ingestions import IngestionsSchema
+from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
@@ -26,6 +27,7 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "clusters": ClustersSchema,
     "analysis_exclusions": AnalysisExclusionsSchema,
     "scaling_fits": ScalingFitsSchema,
+    "recommendations": RecommendationsSchema,
     "carried_over": CarriedOverSchema,
     "round_trends": RoundTrendsSchema,
 }

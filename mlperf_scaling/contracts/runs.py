@@ -27,6 +27,9 @@ class RunsSchema(ScoreKey):
     is_valid: bool = pa.Field()
     invalid_reason: str | None = pa.Field(nullable=True)
     failed_rule: str | None = pa.Field(nullable=True)
+    global_batch_size: float | None = pa.Field(nullable=True, gt=0)
+    samples_to_converge: float | None = pa.Field(nullable=True, ge=0)
+    epochs_to_converge: float | None = pa.Field(nullable=True, ge=0)
 
     @pa.dataframe_check(error="a valid run needs a positive time to train")
     def valid_runs_have_positive_time(cls, data) -> bool:

@@ -1,4 +1,4 @@
-"""Contract for `scaling_fits`: Amdahl and USL fits per (round, benchmark, accelerator family)."""
+"""Contract for `scaling_fits`: Amdahl and USL fits per (round, benchmark, comparable accelerator group)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mlperf_scaling.contracts.common import Contract, round_field
 class ScalingFitsSchema(Contract):
     round: str = round_field()
     benchmark: str = pa.Field()
-    accelerator_family: str = pa.Field()
+    accelerator_group: str = pa.Field()
     model: str = pa.Field(isin=["amdahl", "usl"])
     status: str = pa.Field(isin=["fitted", "refused"])
     note: str | None = pa.Field(nullable=True)
@@ -18,6 +18,7 @@ class ScalingFitsSchema(Contract):
     n_distinct_accelerators: int = pa.Field(ge=1)
     min_accelerators: int = pa.Field(ge=1)
     max_accelerators: int = pa.Field(ge=1)
+    n_bootstrap: int | None = pa.Field(nullable=True, ge=0)
     t1_min: float | None = pa.Field(nullable=True, gt=0)
     t1_stderr: float | None = pa.Field(nullable=True, ge=0)
     p: float | None = pa.Field(nullable=True, ge=0, le=1)
@@ -40,4 +41,4 @@ class ScalingFitsSchema(Contract):
     knee_threshold_high: float | None = pa.Field(nullable=True, gt=0)
 
     class Config:
-        unique = ["round", "benchmark", "accelerator_family", "model"]
+        unique = ["round", "benchmark", "accelerator_group", "model"]

@@ -26,6 +26,12 @@ class ScoresSchema(ScoreKey):
     status: str = pa.Field(isin=[s.value for s in ScoreStatus])
     status_reason: str | None = pa.Field(nullable=True)
     energy_j: float | None = pa.Field(nullable=True, gt=0)
+    time_to_train_min_low: float | None = pa.Field(nullable=True, gt=0)
+    time_to_train_min_high: float | None = pa.Field(nullable=True, gt=0)
+    time_to_train_std_min: float | None = pa.Field(nullable=True, ge=0)
+    global_batch_size: float | None = pa.Field(nullable=True, gt=0)
+    samples_to_converge: float | None = pa.Field(nullable=True, ge=0)
+    epochs_to_converge: float | None = pa.Field(nullable=True, ge=0)
 
     @pa.dataframe_check(error="a scored row needs a time to train, an unscored row must not have one")
     def status_matches_time(cls, data) -> bool:

@@ -17,7 +17,7 @@ class CarriedOverSchema(ScoreKey):
 
 class RoundTrendsSchema(Contract):
     benchmark_canonical: str = pa.Field()
-    accelerator_family: str = pa.Field()
+    accelerator_group: str = pa.Field()
     accelerators: int = pa.Field(gt=0)
     round: str = round_field()
     round_order: int = pa.Field(ge=0)
@@ -30,4 +30,4 @@ class RoundTrendsSchema(Contract):
     n_carried_over: int = pa.Field(ge=0)
 
     class Config:
-        unique = ["benchmark_canonical", "accelerator_family", "accelerators", "round"]
+        unique = ["benchmark_canonical", "accelerator_group", "accelerators", "round"]

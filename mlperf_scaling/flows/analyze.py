@@ -6,7 +6,7 @@ from prefect import flow, get_run_logger
 
 from mlperf_scaling.flows.naming import round_run_name
 from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
-from mlperf_scaling.tasks.publish.steps import publish_trends
+from mlperf_scaling.tasks.publish.steps import publish_site_index, publish_trends
 
 
 @flow(name="analyze-round", flow_run_name=round_run_name("analyze"))
@@ -26,10 +26,12 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> di
 
 @flow(name="analyze-trends")
 def analyze_trends(warehouse: str, reports: str = "reports") -> dict:
-    """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/."""
+    """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, and
+    the front page reports/index.html."""
     frames = compute_trends(warehouse)
     write_trends(warehouse, frames)
     page = publish_trends(frames, reports)
+    publish_site_index(warehouse, reports)
     get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,
                           int(frames["carried_over"]["is_carried_over"].sum()), page)
     return {"report": str(page), "n_points": frames["round_trends"].height}

@@ -29,6 +29,17 @@ class BenchmarkName:
     workload: str
     listed: bool = True  # False: a folder name benchmarks.tsv does not know
 
+    @property
+    def model(self) -> str:
+        """The model people call the workload by, from the workload's parentheses: `RetinaNet`, `BERT-large`."""
+        found = re.search(r"\(([^;)]+)", self.workload)
+        return found[1].strip() if found else self.folder
+
+    @property
+    def task(self) -> str:
+        """What the workload does: `object detection`."""
+        return self.workload.split(" (")[0] if self.listed else "unknown benchmark"
+
 
 @functools.cache
 def _benchmark_rows() -> list[dict[str, str]]:

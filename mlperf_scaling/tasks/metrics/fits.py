@@ -1,30 +1,38 @@
-"""Scaling-law fits per (round, benchmark, accelerator family): Amdahl on time, the Universal Scalability Law
-on throughput, and from them the accelerator count where predicted efficiency falls below a threshold.
+"""Scaling-law fits per (round, benchmark, comparable accelerator group): where adding accelerators stops paying.
 
-Fitted in log space (relative errors, as times span orders of magnitude) with scipy; uncertainty from the
-covariance of the fit, and the threshold count's interval from parameter draws. Groups with fewer than three
-distinct accelerator counts are refused: two points fix any two-parameter curve and say nothing.
+Amdahl, T(N) = T1 ((1 - p) + p / N) = A + B / N, is fitted by weighted least squares (weights 1 / T^2: relative
+errors, as times span orders of magnitude), in closed form, so that its uncertainty can come from a bootstrap over
+systems: 1,000 resamples of the group's systems with replacement, seeded, each fitted alike. From it the knee, the
+accelerator count where predicted efficiency against the group's smallest configuration falls below 0.5 (and below
+a threshold the user sets), with its 5-95 % bootstrap interval.
+
+The Universal Scalability Law on throughput, X(N) = g N / (1 + a (N - 1) + b N (N - 1)), is fitted too (scipy, in
+log space) for its peak N* = sqrt((1 - a) / b), reported only where the data show one. A fit that means little says
+so in `note`, in words, rather than with a number nobody should use. Groups with fewer than three distinct
+accelerator counts are refused: two points fix any two-parameter curve and say nothing.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.optimize import OptimizeWarning, brentq, curve_fit
+from scipy.optimize import OptimizeWarning, curve_fit
 
 MIN_DISTINCT_COUNTS = 3
-SEARCH_LIMIT = 2.0**24  # accelerators; a knee beyond this is reported as none
-DRAWS = 400
+RESAMPLES = 1000
 SEED = 0
+INTERVAL = (5.0, 95.0)  # percentiles of the bootstrap
+FAR_BEYOND = 16  # a knee more than this many times the largest measured count is an extrapolation, said in words
 
 FIT_SCHEMA = {
-    "round": pl.String, "benchmark": pl.String, "accelerator_family": pl.String, "model": pl.String,
+    "round": pl.String, "benchmark": pl.String, "accelerator_group": pl.String, "model": pl.String,
     "status": pl.String, "note": pl.String, "n_points": pl.Int64, "n_distinct_accelerators": pl.Int64,
-    "min_accelerators": pl.Int64, "max_accelerators": pl.Int64,
+    "min_accelerators": pl.Int64, "max_accelerators": pl.Int64, "n_bootstrap": pl.Int64,
     "t1_min": pl.Float64, "t1_stderr": pl.Float64, "p": pl.Float64, "p_stderr": pl.Float64,
     "g": pl.Float64, "g_stderr": pl.Float64, "a": pl.Float64, "a_stderr": pl.Float64, "b": pl.Float64, "b_stderr": pl.Float64,
     "n_star": pl.Float64, "r2_log": pl.Float64, "rmse_log": pl.Float64,
@@ -33,8 +41,103 @@ FIT_SCHEMA = {
 }
 
 
-def amdahl_log_time(n, t1, p):
-    return np.log(t1 * ((1 - p) + p / n))
+# --- Amdahl, closed form ----------------------------------------------------------------------------------------
+
+
+def amdahl_fit(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(A, B) of T = A + B / N by least squares weighted 1 / T^2, A and B kept >= 0, for every row of n and t at once.
+
+    n and t are (resamples, points); a row with a single distinct count gives NaN.
+    """
+    n, t = np.atleast_2d(n).astype(float), np.atleast_2d(t).astype(float)
+    x, w = 1.0 / n, 1.0 / t**2
+    sw, swx, swxx = w.sum(axis=1), (w * x).sum(axis=1), (w * x * x).sum(axis=1)
+    swy, swxy = (w * t).sum(axis=1), (w * x * t).sum(axis=1)
+    det = sw * swxx - swx**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = (swxx * swy - swx * swxy) / det
+        b = (sw * swxy - swx * swy) / det
+        # on the boundary: no serial part (A = 0), or no parallel part (B = 0)
+        a_zero, b_zero = a < 0, b < 0
+        a = np.where(a_zero, 0.0, np.where(b_zero, swy / sw, a))
+        b = np.where(a_zero, swxy / swxx, np.where(b_zero, 0.0, b))
+    degenerate = np.abs(det) <= 1e-12 * sw * swxx
+    return np.where(degenerate, np.nan, a), np.where(degenerate, np.nan, b)
+
+
+def amdahl_knee(a, b, n_ref: float, threshold: float):
+    """N where (A N_ref + B) / (A N + B), the predicted efficiency against N_ref, falls to `threshold`; inf where
+    it never does (A = 0), N_ref where it is below already."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        knee = ((a * n_ref + b) / threshold - b) / a
+    knee = np.where(a <= 0, np.inf, knee)
+    return np.maximum(knee, n_ref)
+
+
+def amdahl_efficiency(a, b, n_ref: float, n):
+    """Predicted efficiency at N against N_ref."""
+    return (np.asarray(a) * n_ref + np.asarray(b)) / (np.asarray(a) * n + np.asarray(b))
+
+
+def bootstrap_bounds(draws: np.ndarray, fallback: float) -> tuple[float, float]:
+    """The 5-95 % interval of bootstrap draws, as order statistics rather than interpolated: each bound is a
+    resample's own value, and draws with no knee (inf) leave the upper bound unbounded. `fallback` when no draws."""
+    if not draws.size:
+        return fallback, fallback
+    low, high = np.percentile(draws, INTERVAL, method="inverted_cdf")
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class AmdahlBootstrap:
+    """The fit of a group and its bootstrap: (A, B) per resample (NaN where a resample had one distinct count)."""
+
+    a: float
+    b: float
+    n_ref: float
+    resampled_a: np.ndarray
+    resampled_b: np.ndarray
+
+    @property
+    def usable(self) -> np.ndarray:
+        return np.isfinite(self.resampled_a) & np.isfinite(self.resampled_b)
+
+    def knee(self, threshold: float) -> tuple[float | None, float | None, float | None]:
+        """(point, low, high) of the knee; None for a bound the fit does not reach."""
+        point = float(amdahl_knee(self.a, self.b, self.n_ref, threshold))
+        draws = amdahl_knee(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, threshold)
+        low, high = bootstrap_bounds(draws, np.nan)
+        return tuple(None if not math.isfinite(v) else float(v) for v in (point, low, high))  # type: ignore[return-value]
+
+    def efficiency(self, n: float) -> tuple[float, float, float]:
+        """(point, low, high) of the predicted efficiency at N."""
+        point = float(amdahl_efficiency(self.a, self.b, self.n_ref, n))
+        draws = amdahl_efficiency(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, n)
+        low, high = bootstrap_bounds(draws, point)
+        return point, low, high
+
+    def time(self, n: float) -> float:
+        return self.a + self.b / n
+
+    def time_interval(self, n: float) -> tuple[float, float, float]:
+        """(point, low, high) of the predicted time to train at N, in minutes."""
+        point = self.time(n)
+        draws = self.resampled_a[self.usable] + self.resampled_b[self.usable] / n
+        low, high = bootstrap_bounds(draws, point)
+        return point, low, high
+
+
+def bootstrap_amdahl(n: np.ndarray, t: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> AmdahlBootstrap:
+    """Fit a group, then refit it on `resamples` resamples of its systems (with replacement, seeded)."""
+    a, b = amdahl_fit(n, t)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(n), size=(resamples, len(n)))
+    resampled_a, resampled_b = amdahl_fit(n[picks], t[picks])
+    return AmdahlBootstrap(float(a[0]), float(b[0]), float(n.min()), resampled_a, resampled_b)
+
+
+# --- USL, by curve_fit ------------------------------------------------------------------------------------------
 
 
 def usl_log_time(n, g, a, b):
@@ -42,98 +145,99 @@ def usl_log_time(n, g, a, b):
     return -np.log(g * n / (1 + a * (n - 1) + b * n * (n - 1)))
 
 
-MODELS: dict[str, tuple[Any, tuple[str, ...], tuple[list[float], list[float]]]] = {
-    "amdahl": (amdahl_log_time, ("t1_min", "p"), ([1e-9, 0.0], [np.inf, 1.0])),
-    "usl": (usl_log_time, ("g", "a", "b"), ([1e-12, 0.0, 0.0], [np.inf, 1.0, np.inf])),
-}
-
-
-def _initial(model: str, n: np.ndarray, t: np.ndarray) -> list[float]:
+def _usl(n: np.ndarray, t: np.ndarray, row: dict[str, Any], threshold: float) -> dict[str, Any]:
     smallest = int(np.argmin(n))
-    if model == "amdahl":
-        return [float(t[smallest] * n[smallest]), 0.9]
-    return [float(1 / (t[smallest] * n[smallest])), 0.01, 1e-6]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OptimizeWarning)
+        try:
+            popt, pcov = curve_fit(usl_log_time, n, np.log(t), p0=[float(1 / (t[smallest] * n[smallest])), 0.01, 1e-6],
+                                   bounds=([1e-12, 0.0, 0.0], [np.inf, 1.0, np.inf]), maxfev=20000)
+        except (RuntimeError, ValueError) as exc:
+            return {**row, "status": "refused", "note": f"the fit did not converge: {exc}"}
+    stderr = np.sqrt(np.diag(pcov)) if np.all(np.isfinite(pcov)) else [None] * 3
+    for name, value, error in zip(("g", "a", "b"), popt, stderr, strict=True):
+        row[name] = float(value)
+        row[f"{name}_stderr"] = None if error is None else float(error)
+    residual = np.log(t) - usl_log_time(n, *popt)
+    row.update(_goodness(np.log(t), residual))
+    notes = []
+    peak = math.sqrt((1 - popt[1]) / popt[2]) if popt[2] > 0 else math.inf
+    if peak <= FAR_BEYOND * n.max():
+        row["n_star"] = peak
+    else:
+        notes.append(f"no throughput peak in reach: throughput still grows well beyond the largest count measured ({int(n.max()):,})")
+    n_ref = float(n.min())
+    for label, level in (("knee_50", 0.5), ("knee_threshold", threshold)):
+        row[label] = _usl_knee(popt, n_ref, level, n.max())
+    return {**row, "status": "fitted", "note": "; ".join(notes) or None}
 
 
-def predicted_efficiency(model: str, params, n, n_ref: float):
-    """Efficiency against the group's reference count, from the fitted time curve."""
-    function = MODELS[model][0]
-    return np.exp(function(n_ref, *params) - function(n, *params)) / (np.asarray(n) / n_ref)
+def _usl_knee(popt, n_ref: float, threshold: float, largest: float) -> float | None:
+    grid = np.geomspace(n_ref, FAR_BEYOND * largest, 2000)
+    efficiency = np.exp(usl_log_time(n_ref, *popt) - usl_log_time(grid, *popt)) / (grid / n_ref)
+    below = np.nonzero(efficiency < threshold)[0]
+    return float(grid[below[0]]) if below.size else None
 
 
-def knee(model: str, params, n_ref: float, threshold: float) -> float | None:
-    """The accelerator count where predicted efficiency falls to `threshold`; None if not before SEARCH_LIMIT."""
-    def gap(log_n):
-        return float(predicted_efficiency(model, params, math.exp(log_n), n_ref)) - threshold
-
-    low, high = math.log(n_ref), math.log(SEARCH_LIMIT)
-    if gap(low) <= 0:
-        return n_ref
-    if gap(high) > 0:
-        return None
-    return math.exp(brentq(gap, low, high, xtol=1e-6))
+def _goodness(log_t: np.ndarray, residual: np.ndarray) -> dict[str, float | None]:
+    total = float(np.sum((log_t - log_t.mean()) ** 2))
+    return {"r2_log": 1 - float(np.sum(residual**2)) / total if total > 0 else None, "rmse_log": float(np.sqrt(np.mean(residual**2)))}
 
 
-def _interval(model, popt, pcov, bounds, n_ref, threshold) -> tuple[float | None, float | None]:
-    if not np.all(np.isfinite(pcov)):
-        return None, None
-    rng = np.random.default_rng(SEED)
-    draws = rng.multivariate_normal(popt, pcov, size=DRAWS, check_valid="ignore")
-    draws = np.clip(draws, bounds[0], bounds[1])
-    values = [knee(model, draw, n_ref, threshold) for draw in draws]
-    finite = [v if v is not None else SEARCH_LIMIT for v in values]
-    low, high = np.percentile(finite, [5, 95])
-    return float(low), (None if high >= SEARCH_LIMIT else float(high))
+# --- a group, a table -------------------------------------------------------------------------------------------
+
+
+def _amdahl(n: np.ndarray, t: np.ndarray, row: dict[str, Any], threshold: float) -> dict[str, Any]:
+    fit = bootstrap_amdahl(n, t)
+    if not math.isfinite(fit.a) or not math.isfinite(fit.b) or fit.a + fit.b <= 0:
+        return {**row, "status": "refused", "note": "the fit did not converge"}
+    usable = fit.usable
+    t1, p = fit.a + fit.b, fit.b / (fit.a + fit.b)
+    boot_t1 = fit.resampled_a[usable] + fit.resampled_b[usable]
+    boot_p = fit.resampled_b[usable] / boot_t1
+    row.update({"t1_min": t1, "p": p, "n_bootstrap": int(usable.sum()),
+                "t1_stderr": float(np.std(boot_t1)) if usable.any() else None, "p_stderr": float(np.std(boot_p)) if usable.any() else None})
+    row.update(_goodness(np.log(t), np.log(t) - np.log(fit.a + fit.b / n)))
+    notes = []
+    for label, level in (("knee_50", 0.5), ("knee_threshold", threshold)):
+        row[label], row[f"{label}_low"], row[f"{label}_high"] = fit.knee(level)
+    if fit.a == 0:
+        notes.append("no serial part visible (p = 1): in this fit efficiency never falls, so there is no knee")
+    elif row["knee_50"] is not None and row["knee_50"] > FAR_BEYOND * n.max():
+        notes.append(f"the knee lies far beyond the largest count measured ({int(n.max()):,}): an extrapolation")
+    if row["knee_50_high"] is None and row["knee_50"] is not None:
+        notes.append("the interval's upper end is unbounded: some resamples show no knee")
+    if n.max() / n.min() < 4:
+        notes.append("accelerator counts span less than 4x: the knee is an extrapolation")
+    if len(n) <= 3:
+        notes.append(f"only {len(n)} systems: a wide interval")
+    if usable.sum() < RESAMPLES / 2:
+        notes.append("most resamples repeat one accelerator count and cannot be fitted")
+    return {**row, "status": "fitted", "note": "; ".join(notes) or None}
 
 
 def fit_group(n: np.ndarray, t: np.ndarray, model: str, threshold: float) -> dict:
     """Fit one model to one group's (accelerators, minutes) points."""
-    function, names, bounds = MODELS[model]
-    row: dict = {"model": model, "n_points": len(n), "n_distinct_accelerators": len(set(n.tolist())),
-                 "min_accelerators": int(n.min()), "max_accelerators": int(n.max()), "threshold": threshold}
+    row: dict[str, Any] = {"model": model, "n_points": len(n), "n_distinct_accelerators": len(set(n.tolist())),
+                           "min_accelerators": int(n.min()), "max_accelerators": int(n.max()), "threshold": threshold}
     if row["n_distinct_accelerators"] < MIN_DISTINCT_COUNTS:
-        return {**row, "status": "refused", "note": f"{row['n_distinct_accelerators']} distinct accelerator count(s): at least {MIN_DISTINCT_COUNTS} are needed"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OptimizeWarning)
-        try:
-            popt, pcov = curve_fit(function, n, np.log(t), p0=_initial(model, n, t), bounds=bounds, maxfev=20000)
-        except (RuntimeError, ValueError) as exc:
-            return {**row, "status": "refused", "note": f"the fit did not converge: {exc}"}
-    residual = np.log(t) - function(n, *popt)
-    total = np.sum((np.log(t) - np.log(t).mean()) ** 2)
-    stderr = np.sqrt(np.diag(pcov)) if np.all(np.isfinite(pcov)) else [None] * len(names)
-    for name, value, error in zip(names, popt, stderr, strict=True):
-        row[name] = float(value)
-        row[f"{name}_stderr"] = None if error is None else float(error)
-    row["r2_log"] = float(1 - np.sum(residual**2) / total) if total > 0 else None
-    row["rmse_log"] = float(np.sqrt(np.mean(residual**2)))
-    notes = []
-    if model == "usl":
-        row["n_star"] = float(math.sqrt((1 - popt[1]) / popt[2])) if popt[2] > 0 else None
-        if row["n_star"] is None or row["n_star"] > 100 * n.max():
-            notes.append("no retrograde scaling in this range (b about 0): the throughput peak N* is not meaningful")
-    if model == "amdahl" and popt[1] >= 1 - 1e-9:
-        notes.append("p at its bound 1: no serial fraction visible in this range")
-    if row["n_points"] <= len(names):
-        notes.append("as many parameters as points: no uncertainty")
-    if n.max() / n.min() < 4:
-        notes.append("accelerator counts span less than 4x: the knee is an extrapolation")
-    n_ref = float(n.min())
-    for label, level in (("knee_50", 0.5), ("knee_threshold", threshold)):
-        row[label] = knee(model, popt, n_ref, level)
-        row[f"{label}_low"], row[f"{label}_high"] = _interval(model, popt, pcov, bounds, n_ref, level)
-    return {**row, "status": "fitted", "note": "; ".join(notes) or None}
+        return {**row, "status": "refused",
+                "note": f"{row['n_distinct_accelerators']} distinct accelerator count(s): at least {MIN_DISTINCT_COUNTS} are needed"}
+    return _amdahl(n, t, row, threshold) if model == "amdahl" else _usl(n, t, row, threshold)
+
+
+MODELS = ("amdahl", "usl")
 
 
 def fit_table(efficiency: pl.DataFrame, threshold: float = 0.5) -> pl.DataFrame:
-    """Both models for every (round, benchmark, accelerator family) of `efficiency`."""
+    """Both models for every (round, benchmark, comparable accelerator group) of `efficiency`."""
     rows = []
-    known = efficiency.filter(pl.col("accelerator_family").is_not_null())
-    for (round_name, benchmark, family), group in known.sort("accelerators").group_by(
-        ["round", "benchmark", "accelerator_family"], maintain_order=True
+    known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
+    for (round_name, benchmark, group_name), group in known.sort("accelerators").group_by(
+        ["round", "benchmark", "accelerator_group"], maintain_order=True
     ):
         n = group["accelerators"].to_numpy().astype(float)
         t = group["time_to_train_min"].to_numpy().astype(float)
         for model in MODELS:
-            rows.append({"round": round_name, "benchmark": benchmark, "accelerator_family": family, **fit_group(n, t, model, threshold)})
-    return pl.DataFrame(rows, schema=FIT_SCHEMA).sort("round", "benchmark", "accelerator_family", "model")
+            rows.append({"round": round_name, "benchmark": benchmark, "accelerator_group": group_name, **fit_group(n, t, model, threshold)})
+    return pl.DataFrame(rows, schema=FIT_SCHEMA).sort("round", "benchmark", "accelerator_group", "model")

@@ -10,12 +10,15 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from mlperf_scaling.contracts.clusters import AnalysisExclusionsSchema, ClustersSchema
+from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.efficiency import EfficiencySchema
+from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 from mlperf_scaling.tasks.metrics.clusters import cluster_table
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
+from mlperf_scaling.tasks.metrics.recommend import recommendation_table
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import replace_round_analysis, replace_trends
@@ -29,16 +32,17 @@ class RoundAnalysis:
     clusters: pl.DataFrame
     exclusions: pl.DataFrame
     fits: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=FIT_SCHEMA))
+    recommendations: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(RecommendationsSchema)))
     source: dict | None = None
 
     def frames(self) -> dict[str, pl.DataFrame]:
         return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions,
-                "scaling_fits": self.fits}
+                "scaling_fits": self.fits, "recommendations": self.recommendations}
 
 
 @task(name="compute-metrics", cache_policy=NO_CACHE)
 def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0.5) -> RoundAnalysis:
-    """Efficiency, clusters, scaling fits and exclusions of one round, from its `scores` rows."""
+    """Efficiency, clusters, scaling fits, recommendations and exclusions of one round, from its `scores` rows."""
     (scores,) = read_queries(warehouse, "round_scores", round=round_name)
     if scores.height == 0:
         raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
@@ -50,6 +54,7 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
         ClustersSchema.validate(clusters, lazy=True),
         AnalysisExclusionsSchema.validate(exclusions, lazy=True),
         ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
+        RecommendationsSchema.validate(recommendation_table(efficiency, threshold), lazy=True),
     )
 
 
@@ -61,11 +66,12 @@ def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
 
 @task(name="read-metrics", cache_policy=NO_CACHE)
 def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
-    efficiency, clusters, exclusions, fits, sources = read_queries(
-        warehouse, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_sources", round=round_name
+    efficiency, clusters, exclusions, fits, recommendations, sources = read_queries(
+        warehouse, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_recommendations",
+        "round_sources", round=round_name,
     )
     source = sources.to_dicts()[0] if sources.height else None
-    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, source)
+    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source)
 
 
 @task(name="compute-trends", cache_policy=NO_CACHE)

@@ -1,5 +1,5 @@
-"""Across rounds: how time to train moved from round to round for one workload on one accelerator family at the
-same scale (software and system gains on the same hardware), with logs carried over between rounds counted once."""
+"""Across rounds: how time to train moved from round to round for one workload on one comparable accelerator group (model and
+form factor) at the same scale (software and system gains on the same hardware), with logs carried over between rounds counted once."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
 from mlperf_scaling.tasks.metrics.efficiency import select_usable
 
 TREND_COLUMNS = [
-    "benchmark_canonical", "accelerator_family", "accelerators", "round", "round_order", "n_systems", "best_time_min",
+    "benchmark_canonical", "accelerator_group", "accelerators", "round", "round_order", "n_systems", "best_time_min",
     "best_system", "median_time_min", "speedup_vs_first", "first_round", "n_carried_over",
 ]
 
@@ -39,18 +39,18 @@ def carried_over_groups(runs: pl.DataFrame) -> pl.DataFrame:
 
 
 def trend_table(scores: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    """Best and median official time per (workload, family, accelerator count, round); carried-over results skipped."""
+    """Best and median official time per (workload, accelerator group, accelerator count, round); carried-over results skipped."""
     carried = carried_over_groups(runs)
     usable, _ = select_usable(scores)
     names = usable.get_column("accelerator_model_name").drop_nulls().unique().sort().to_list()
     usable = (
         usable.join(accelerator_families(names), on="accelerator_model_name", how="left")
-        .filter(pl.col("accelerator_family").is_not_null())
+        .filter(pl.col("accelerator_family").is_not_null())  # a name nobody can place starts no series
         .join(carried.select("round", "submitter", "system", "benchmark", "is_carried_over"),
               on=["round", "submitter", "system", "benchmark"], how="left")
         .with_columns(pl.col("is_carried_over").fill_null(False))
     )
-    key = ["benchmark_canonical", "accelerator_family", "accelerators", "round"]
+    key = ["benchmark_canonical", "accelerator_group", "accelerators", "round"]
     fresh = usable.filter(~pl.col("is_carried_over"))
     per_round = (
         fresh.sort("time_to_train_min")
@@ -67,7 +67,7 @@ def trend_table(scores: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
             pl.col("round").map_elements(round_order, return_dtype=pl.Int64).alias("round_order"),
         )
     )
-    series = ["benchmark_canonical", "accelerator_family", "accelerators"]
+    series = ["benchmark_canonical", "accelerator_group", "accelerators"]
     # only configurations seen in at least two rounds show a trend
     lasting = per_round.group_by(series).agg(pl.col("round").n_unique().alias("n_rounds")).filter(pl.col("n_rounds") >= 2)
     trends = per_round.join(lasting.select(series), on=series, how="inner").sort([*series, "round_order"])

@@ -28,18 +28,28 @@ def _fmt(value, digits: int = 2) -> str:
     return str(value)
 
 
-def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None) -> str:
+def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None,
+                     recommendations: pl.DataFrame | None = None) -> str:
     lines = [
         f"# MLPerf Training {round_name}: scaling summary",
         "",
         f"_{NOTE}_",
         "",
-        "| benchmark | systems | reference (N, T min) | fastest (N, T min) | most efficient scale-out (N, efficiency) |",
+    ]
+    scaled = (recommendations.filter(pl.col("n_distinct_accelerators") >= 2).sort("benchmark", "n_systems", descending=[False, True])
+              if recommendations is not None else None)
+    if scaled is not None and scaled.height:
+        lines += ["## How many accelerators?", "", "| benchmark | accelerator group | recommendation |", "|---|---|---|"]
+        lines += [f"| {r['benchmark']} | {r['accelerator_group']} | {r['sentence'].replace('|', '/')} |" for r in scaled.iter_rows(named=True)]
+        lines += ["", "## Per benchmark", ""]
+    lines += [
+        "| benchmark | systems | paper's reference (N, T min) | fastest (N, T min) | most efficient scale-out within its group (N, efficiency) |",
         "|---|---:|---|---|---|",
     ]
     for row in summary.iter_rows(named=True):
         best = (
-            f"{row['best_scale_out_system']} ({row['best_scale_out_accelerators']}, {_fmt(row['best_scale_out_efficiency'])})"
+            f"{row['best_scale_out_system']} ({row['best_scale_out_accelerators']} {row['best_scale_out_group']}, "
+            f"{_fmt(row['best_scale_out_efficiency'])})"
             if row["best_scale_out_system"] else "-"
         )
         lines.append(
@@ -50,9 +60,9 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
     if report is not None:
         lines += ["", f"Report on disk: `{report}`"]
     for benchmark, kinds in plots.items():
-        png = next((p for p in kinds.get("efficiency", []) if p.suffix == ".png"), None)
+        png = next((p for p in kinds.get("scaling", []) if p.suffix == ".png"), None)
         if png is not None:
-            lines += ["", f"## {benchmark}: efficiency", "", f"![{benchmark} efficiency]({data_uri(png)})"]
+            lines += ["", f"## {benchmark}: scaling within comparable hardware", "", f"![{benchmark} scaling]({data_uri(png)})"]
     return "\n".join(lines)
 
 
@@ -62,21 +72,22 @@ def publish_artifacts(
     efficiency: pl.DataFrame,
     plots: dict[str, dict[str, list[Path]]],
     report: Path | None,
+    recommendations: pl.DataFrame | None = None,
 ) -> list[str]:
     """Create the round's artifacts (inside a flow or task run) and return their keys."""
     keys = []
     key = artifact_key("scaling-summary", round_name)
-    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report), key=key,
+    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations), key=key,
                              description=f"MLPerf Training {round_name}: reference, fastest and most efficient systems per benchmark")
     keys.append(key)
     key = artifact_key("efficiency", round_name)
-    columns = ["benchmark", "submitter", "system", "accelerator_model_name", "accelerators", "time_to_train_min",
-               "speedup", "efficiency", "efficiency_same_model", "is_reference", "is_pareto"]
+    columns = ["benchmark", "submitter", "system", "accelerator_group", "accelerators", "time_to_train_min",
+               "efficiency_group", "throughput_part", "convergence_part", "efficiency", "is_reference_group", "is_pareto"]
     rows = efficiency.select(columns).with_columns(pl.col(pl.Float64).round(4)).to_dicts()
     create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
     keys.append(key)
     for benchmark, kinds in plots.items():
-        for kind in ("efficiency", "time"):
+        for kind in ("scaling", "time"):
             png = next((p for p in kinds.get(kind, []) if p.suffix == ".png"), None)
             if png is None:
                 continue

@@ -1,7 +1,8 @@
 """Scaling plots per (round, benchmark), drawn from the `efficiency` and `clusters` tables.
 
-Four views, each as PNG and SVG: systems by accelerator model (the paper's Figures 1, 3, 5, 7),
-efficiency (Figures 2, 4, 6, 8), speedup, and time to train with its Pareto front.
+Each view as PNG and SVG: scaling within comparable hardware (efficiency with the Amdahl fit and its bootstrap band,
+and its throughput and convergence parts), time to train with the run-to-run spread and its Pareto front, energy
+where measured, systems by accelerator group (the paper's Figures 1, 3, 5, 7) and the paper's E' (Figures 2, 4, 6, 8).
 """
 
 from __future__ import annotations
@@ -11,19 +12,33 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # headless: files only
+matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in the SVG: searchable, selectable, smaller
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
+from mlperf_scaling.reference.lookup import benchmark_name  # noqa: E402
+
 NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
-PLOT_KINDS = ("systems", "efficiency", "speedup", "time", "fit", "energy")
+PLOT_KINDS = ("scaling", "time", "energy", "systems", "efficiency")
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
 
 
+def _title_text(round_name: str, benchmark: str, what: str, n_systems: int) -> str:
+    return (f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}: {what}\n"
+            f"{n_systems:,} system{'' if n_systems == 1 else 's'}")
+
+
 def _title(ax, round_name: str, benchmark: str, what: str, n_systems: int) -> None:
-    ax.set_title(f"MLPerf Training {round_name} · {benchmark}: {what}\n{n_systems} systems", fontsize=11)
+    ax.set_title(_title_text(round_name, benchmark, what, n_systems), fontsize=11)
+
+
+def workload_label(benchmark: str, round_name: str) -> str:
+    """The workload by its model's name: `RetinaNet`, with the folder where it differs: `RetinaNet (ssd)`."""
+    model = benchmark_name(benchmark, round_name).model
+    return model if model.lower().replace("-", "_") == benchmark else f"{model} ({benchmark})"
 
 
 def _footer(fig, round_name: str) -> None:
@@ -75,34 +90,27 @@ def _legend_clusters(clusters: list[int]) -> list:
 
 
 def plot_systems(group: pl.DataFrame, folder: Path) -> list[Path]:
-    """Accelerator model against accelerator count; marker size = systems sharing that configuration."""
+    """Comparable accelerator group against accelerator count; marker size = systems sharing that configuration."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    # show each model under its most common published spelling
-    names = (
-        group.group_by("accelerator_model", "accelerator_model_name").len()
-        .sort(["accelerator_model", "len", "accelerator_model_name"], descending=[False, True, False])
-        .group_by("accelerator_model", maintain_order=True).first()
-    )
-    label_of = dict(zip(names["accelerator_model"], names["accelerator_model_name"], strict=True))
-    models = group.group_by("accelerator_model").agg(pl.col("accelerators").median().alias("m")).sort("m", "accelerator_model")
-    row_of = {model: i for i, model in enumerate(models["accelerator_model"])}
-    counts = group.group_by("accelerator_model", "accelerators", "cluster").len()
+    groups = group.group_by("accelerator_group").agg(pl.col("accelerators").median().alias("m")).sort("m", "accelerator_group")
+    row_of = {name: i for i, name in enumerate(groups["accelerator_group"])}
+    counts = group.group_by("accelerator_group", "accelerators", "cluster").len()
     height = max(3.6, 1.2 + 0.42 * len(row_of))
     fig, ax = plt.subplots(figsize=(9, height))
-    for model, accelerators, cluster, n in counts.iter_rows():
-        ax.scatter(accelerators, row_of[model], s=60 + 70 * (n - 1), color=_cluster_colour(cluster), alpha=0.75,
+    for name, accelerators, cluster, n in counts.iter_rows():
+        ax.scatter(accelerators, row_of[name], s=60 + 70 * (n - 1), color=_cluster_colour(cluster), alpha=0.75,
                    edgecolors="black", linewidths=0.5, zorder=3)
         if n > 1:
-            ax.annotate(str(n), (accelerators, row_of[model]), ha="center", va="center", fontsize=7, zorder=4)
+            ax.annotate(str(n), (accelerators, row_of[name]), ha="center", va="center", fontsize=7, zorder=4)
     ax.set_xscale("log", base=2)
     _log2_axis(ax.xaxis, group["accelerators"].to_list())
-    ax.set_yticks(range(len(row_of)), [label_of[m] for m in row_of], fontsize=8)
+    ax.set_yticks(range(len(row_of)), list(row_of), fontsize=8)
     ax.set_ylim(-0.7, len(row_of) - 0.3)
     ax.set_xlabel("accelerators (log2 scale)")
     ax.grid(axis="x", alpha=0.3)
     clusters = sorted(group["cluster"].unique().to_list())
     ax.legend(handles=_legend_clusters(clusters), fontsize=8, loc="lower right", title="marker size = systems", title_fontsize=7)
-    return _finish(fig, ax, round_name, benchmark, "systems by accelerator model", group.height, folder, f"{benchmark}_systems")
+    return _finish(fig, ax, round_name, benchmark, "systems by comparable accelerator group", group.height, folder, f"{benchmark}_systems")
 
 
 def _scatter_by_cluster(ax, group: pl.DataFrame, y: str) -> None:
@@ -119,6 +127,7 @@ def _mark_reference(ax, group: pl.DataFrame, y: str) -> None:
 
 
 def plot_efficiency(group: pl.DataFrame, folder: Path) -> list[Path]:
+    """The paper's E': one reference per benchmark across every accelerator, so across hardware generations."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     fig, ax = plt.subplots(figsize=(9, 5.2))
     _scatter_by_cluster(ax, group, "efficiency")
@@ -130,67 +139,72 @@ def plot_efficiency(group: pl.DataFrame, folder: Path) -> list[Path]:
         ax.set_yscale("log")  # mixed generations can differ by orders of magnitude
         plain_log_axis(ax.yaxis)
     ax.set_xlabel("accelerators (log2 scale)")
-    ax.set_ylabel("scaling efficiency E' = speedup / (N / N_ref)")
+    ax.set_ylabel("the paper's E' = speedup / (N / N_ref)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
-    return _finish(fig, ax, round_name, benchmark, "scaling efficiency against the reference system", group.height, folder, f"{benchmark}_efficiency")
+    return _finish(fig, ax, round_name, benchmark, "the paper's E' (reference across hardware generations)", group.height, folder,
+                   f"{benchmark}_efficiency")
 
 
-def plot_speedup(group: pl.DataFrame, folder: Path) -> list[Path]:
-    round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fig, ax = plt.subplots(figsize=(9, 5.2))
-    _scatter_by_cluster(ax, group, "speedup")
-    n_ref = group["reference_accelerators"][0]
-    xs = np.geomspace(group["accelerators"].min(), group["accelerators"].max(), 50)
-    ax.plot(xs, xs / n_ref, color="black", linestyle="--", linewidth=1, label="ideal (speedup = N / N_ref)")
-    _mark_reference(ax, group, "speedup")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    _log2_axis(ax.xaxis, group["accelerators"].to_list())
-    plain_log_axis(ax.yaxis)
-    ax.set_xlabel("accelerators (log2 scale)")
-    ax.set_ylabel("speedup T_ref / T (log scale)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
-    return _finish(fig, ax, round_name, benchmark, "speedup against the reference system", group.height, folder, f"{benchmark}_speedup")
+def _error_bars(ax, frame: pl.DataFrame, x: str, y: str, low: pl.Expr, high: pl.Expr, colour) -> None:
+    """Run-to-run spread as an error bar: from the fastest to the slowest valid run, where logged."""
+    spread = frame.filter(low.is_not_null() & high.is_not_null()).with_columns(low.alias("_low"), high.alias("_high"))
+    if spread.height:
+        yerr = np.vstack([np.clip((spread[y] - spread["_low"]).to_numpy(), 0, None), np.clip((spread["_high"] - spread[y]).to_numpy(), 0, None)])
+        ax.errorbar(spread[x], spread[y], yerr=yerr, fmt="none", ecolor=colour, elinewidth=0.8, capsize=2, alpha=0.7, zorder=2)
 
 
 def plot_time(group: pl.DataFrame, folder: Path) -> list[Path]:
+    """Time to train with the run-to-run spread, and the Pareto front of time against accelerator-hours numbered."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fig, ax = plt.subplots(figsize=(9, 5.2))
+    fig, ax = plt.subplots(figsize=(9, 5.6))
+    _error_bars(ax, group, "accelerators", "time_to_train_min", pl.col("time_to_train_min_low"), pl.col("time_to_train_min_high"), "#666666")
     _scatter_by_cluster(ax, group, "time_to_train_min")
     front = group.filter(pl.col("is_pareto")).sort("accelerators")
     ax.plot(front["accelerators"], front["time_to_train_min"], color="crimson", linewidth=1.2, zorder=2)
     ax.scatter(front["accelerators"], front["time_to_train_min"], s=130, facecolors="none", edgecolors="crimson",
                linewidths=1.6, zorder=4, label="Pareto front: time vs accelerator-hours")
-    for row in front.iter_rows(named=True):
-        ax.annotate(row["system"], (row["accelerators"], row["time_to_train_min"]), xytext=(6, 4),
-                    textcoords="offset points", fontsize=7, color="crimson")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     _log2_axis(ax.xaxis, group["accelerators"].to_list())
     plain_log_axis(ax.yaxis)
+    # short numbers on the points, the names in the legend: long names clip at the edge and collide
+    x_mid = np.sqrt(float(group["accelerators"].min()) * float(group["accelerators"].max()))
+    handles, labels = ax.get_legend_handles_labels()
+    for i, row in enumerate(front.iter_rows(named=True), start=1):
+        left = row["accelerators"] > x_mid
+        ax.annotate(str(i), (row["accelerators"], row["time_to_train_min"]), xytext=(-7 if left else 7, 5),
+                    textcoords="offset points", fontsize=8, color="crimson", ha="right" if left else "left", fontweight="bold")
+        handles.append(plt.Line2D([], [], linestyle=""))
+        labels.append(f"{i}: {row['system'][:40]} ({row['accelerators']:,})")
+    handles.append(plt.Line2D([], [], color="#666666", marker="|", linestyle=""))
+    labels.append("bar: fastest to slowest valid run")
     ax.set_xlabel("accelerators (log2 scale)")
     ax.set_ylabel("time to train, minutes (official score, log scale)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.set_size_inches(12, 5.6)
     return _finish(fig, ax, round_name, benchmark, "time to train", group.height, folder, f"{benchmark}_time")
 
 
 def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
-    """Energy to train against time to train, for the systems whose power was measured."""
+    """Energy to train against time to train, for the systems whose power was measured; colour = accelerators."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     measured = group.filter(pl.col("energy_kj").is_not_null())
     fig, ax = plt.subplots(figsize=(9, 5.2))
-    for submitter in sorted(measured["submitter"].unique().to_list()):
-        part = measured.filter(pl.col("submitter") == submitter)
-        ax.scatter(part["time_to_train_min"], part["energy_kj"], s=60, alpha=0.8, edgecolors="black", linewidths=0.5,
-                   label=submitter, zorder=3)
-        for row in part.iter_rows(named=True):
-            ax.annotate(f"{row['accelerators']:,} acc.", (row["time_to_train_min"], row["energy_kj"]), xytext=(6, 4),
-                        textcoords="offset points", fontsize=7)
+    counts = measured["accelerators"].to_numpy().astype(float)
+    norm = matplotlib.colors.LogNorm(vmin=counts.min(), vmax=max(counts.max(), counts.min() * 2))
+    points = ax.scatter(measured["time_to_train_min"], measured["energy_kj"], c=counts, cmap="viridis", norm=norm, s=70,
+                        alpha=0.9, edgecolors="black", linewidths=0.5, zorder=3)
+    colourbar = fig.colorbar(points, ax=ax, pad=0.01)
+    colourbar.set_label("accelerators")
+    colourbar.ax.yaxis.set_major_locator(FixedLocator(sorted(set(counts.tolist()))))
+    colourbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):,}"))
+    colourbar.ax.yaxis.set_minor_locator(NullLocator())
     front = measured.filter(pl.col("is_pareto_energy")).sort("time_to_train_min")
-    ax.plot(front["time_to_train_min"], front["energy_kj"], color="crimson", linewidth=1.2, label="Pareto front: time vs energy")
+    if front.height > 1:
+        ax.plot(front["time_to_train_min"], front["energy_kj"], color="crimson", linewidth=1.2, label="Pareto front: time vs energy")
+        ax.legend(fontsize=8, loc="best")
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain_log_axis(ax.xaxis)
@@ -198,93 +212,138 @@ def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.set_xlabel("time to train, minutes (log scale)")
     ax.set_ylabel("energy to train, kJ (log scale)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="best")
     return _finish(fig, ax, round_name, benchmark, "energy against time to train", measured.height, folder, f"{benchmark}_energy")
 
 
-def plot_fits(group: pl.DataFrame, fits: pl.DataFrame, folder: Path) -> list[Path]:
-    """Same-family efficiency with the fitted Amdahl (solid) and USL (dashed) curves and the 0.5 knee."""
-    from mlperf_scaling.tasks.metrics.fits import predicted_efficiency
+MAX_GROUPS = 4  # groups drawn in the scaling plot: the ones with the most distinct counts
+
+
+def scaling_groups(group: pl.DataFrame) -> list[str]:
+    """The comparable groups worth a scaling curve: at least two distinct counts, the most measured first."""
+    ranked = (group.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
+              .group_by("accelerator_group").agg(pl.col("accelerators").n_unique().alias("counts"), pl.len().alias("n"))
+              .filter(pl.col("counts") >= 2).sort(["counts", "n", "accelerator_group"], descending=[True, True, False]))
+    return ranked["accelerator_group"].to_list()[:MAX_GROUPS]
+
+
+def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path) -> list[Path]:
+    """Per comparable group: efficiency against its smallest configuration with the Amdahl fit, its 5-95 % bootstrap
+    band and knee (left); the same efficiency split into its throughput and convergence parts (right)."""
+    from mlperf_scaling.tasks.metrics.fits import amdahl_efficiency, bootstrap_amdahl
 
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fitted = fits.filter(pl.col("status") == "fitted")
-    families = fitted.group_by("accelerator_family").agg(pl.col("n_points").max()).sort("n_points", descending=True)["accelerator_family"].to_list()[:4]
-    fig, ax = plt.subplots(figsize=(9, 5.2))
-    for colour, family in zip(_COLOURS, families, strict=False):
-        points = group.filter(pl.col("accelerator_family") == family)
-        n_ref = float(points["accelerators"].min())
-        reference_time = points.filter(pl.col("accelerators") == n_ref)["time_to_train_min"].max()
-        efficiency = (reference_time / points["time_to_train_min"]) / (points["accelerators"] / n_ref)
-        ax.scatter(points["accelerators"], efficiency, color=colour, edgecolors="black", linewidths=0.5, zorder=3,
-                   label=f"{family} ({points.height} systems)")
-        xs = np.geomspace(n_ref, max(points["accelerators"].max() * 4, n_ref * 8), 120)
-        for row in fitted.filter(pl.col("accelerator_family") == family).iter_rows(named=True):
-            params = (row["t1_min"], row["p"]) if row["model"] == "amdahl" else (row["g"], row["a"], row["b"])
-            # the fitted curve's own reference point makes its efficiency 1 at N_ref, like the points
-            ax.plot(xs, predicted_efficiency(row["model"], params, xs, n_ref), color=colour,
-                    linestyle="-" if row["model"] == "amdahl" else "--", linewidth=1.1)
-            if row["model"] == "amdahl" and row["knee_50"] is not None and row["knee_50"] <= xs[-1]:
-                ax.axvline(row["knee_50"], color=colour, linestyle=":", linewidth=1)
-                ax.annotate(f"E < 0.5 from ~{row['knee_50']:,.0f}", (row["knee_50"], 0.5), xytext=(4, 6),
-                            textcoords="offset points", fontsize=7, color=colour)
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    names = scaling_groups(group)
+    fig, (ax, parts) = plt.subplots(1, 2, figsize=(13, 5.4), sharex=True)
+    everything = group.filter(pl.col("accelerator_group").is_in(names))
+    largest = float(everything["accelerators"].max())
+    for colour, name in zip(_COLOURS, names, strict=False):
+        points = group.filter(pl.col("accelerator_group") == name).sort("accelerators")
+        n_ref = float(points["reference_accelerators_group"][0])
+        label = f"{name} ({points.height} systems)"
+        fit = fits.filter((pl.col("accelerator_group") == name) & (pl.col("model") == "amdahl") & (pl.col("status") == "fitted"))
+        if fit.height:
+            row = fit.row(0, named=True)
+            boot = bootstrap_amdahl(points["accelerators"].to_numpy().astype(float), points["time_to_train_min"].to_numpy().astype(float))
+            xs = np.geomspace(n_ref, max(largest * 2, n_ref * 4), 100)
+            usable = boot.usable
+            curves = amdahl_efficiency(boot.resampled_a[usable, None], boot.resampled_b[usable, None], n_ref, xs[None, :])
+            ax.fill_between(xs, *np.percentile(curves, (5.0, 95.0), axis=0), color=colour, alpha=0.15, linewidth=0)
+            ax.plot(xs, amdahl_efficiency(boot.a, boot.b, n_ref, xs), color=colour, linewidth=1.2)
+            if row["knee_50"] is not None:
+                high = "unbounded" if row["knee_50_high"] is None else f"{row['knee_50_high']:,.0f}"
+                label += f"; E < 0.5 from ~{row['knee_50']:,.0f} [{row['knee_50_low']:,.0f}, {high}]"
+                if row["knee_50"] <= xs[-1]:
+                    ax.plot([row["knee_50"]], [0.5], marker="v", color=colour, markersize=8, zorder=5)
+        else:
+            label += "; too few counts to fit"
+        _error_bars(ax, points, "accelerators", "efficiency_group", pl.col("efficiency_group") * pl.col("time_to_train_min") / pl.col("time_to_train_min_high"),
+                    pl.col("efficiency_group") * pl.col("time_to_train_min") / pl.col("time_to_train_min_low"), colour)
+        ax.scatter(points["accelerators"], points["efficiency_group"], color=colour, edgecolors="black", linewidths=0.5, zorder=3, label=label)
+        split = points.filter(pl.col("throughput_part").is_not_null())
+        parts.scatter(split["accelerators"], split["throughput_part"], color=colour, marker="^", edgecolors="black", linewidths=0.5, zorder=3)
+        parts.scatter(split["accelerators"], split["convergence_part"], facecolors="none", edgecolors=colour, marker="s", linewidths=1.2, zorder=3)
+    for axis in (ax, parts):
+        axis.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+        axis.set_xscale("log", base=2)
+        _log2_axis(axis.xaxis, everything["accelerators"].to_list() + [largest * 2])
+        axis.set_xlabel("accelerators (log2 scale)")
+        axis.grid(alpha=0.3)
     ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8)
-    ax.set_xscale("log", base=2)
-    _log2_axis(ax.xaxis, group["accelerators"].to_list() + [float(group["accelerators"].max()) * 4])
-    ax.set_xlabel("accelerators (log2 scale)")
-    ax.set_ylabel("efficiency within the family (vs its fewest accelerators)")
-    ax.grid(alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    handles += [plt.Line2D([], [], color="black", linestyle="-"), plt.Line2D([], [], color="black", linestyle="--")]
-    labels += ["Amdahl fit", "USL fit"]
-    ax.legend(handles, labels, fontsize=8, loc="best")
-    return _finish(fig, ax, round_name, benchmark, "scaling-law fits per accelerator family", group.height, folder, f"{benchmark}_fit")
+    ax.set_ylabel("efficiency against the group's smallest configuration")
+    ax.legend(fontsize=7.5, loc="lower left", title="line: Amdahl fit; band: 5-95 % bootstrap; v: knee", title_fontsize=7)
+    parts.set_ylabel("part of the efficiency (efficiency = throughput x convergence)")
+    parts.legend([plt.Line2D([], [], marker="^", color="grey", linestyle=""),
+                  plt.Line2D([], [], marker="s", markerfacecolor="none", color="grey", linestyle="")],
+                 ["throughput part: samples per accelerator-second", "convergence part: samples needed (bigger batches need more)"],
+                 fontsize=7.5, loc="lower left")
+    ax.set_title("efficiency and the Amdahl fit per group", fontsize=10)
+    parts.set_title("where the efficiency is lost", fontsize=10)
+    # two panels: the title belongs to the figure, not to the left panel it would overflow
+    fig.suptitle(_title_text(round_name, benchmark, "scaling within comparable hardware", everything.height), fontsize=11)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    _footer(fig, round_name)
+    return _save(fig, folder, f"{benchmark}_scaling")
 
 
 def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, fits: pl.DataFrame | None = None) -> dict[str, list[Path]]:
-    """All four views for one (round, benchmark); `efficiency` holds only that group's rows."""
+    """Every view of one (round, benchmark); `efficiency` holds only that benchmark's rows."""
     group = efficiency.join(clusters.select("round", "benchmark", "submitter", "system", "cluster"),
                             on=["round", "benchmark", "submitter", "system"], how="left").with_columns(pl.col("cluster").fill_null(0))
-    plots = {
-        "systems": plot_systems(group, folder),
-        "efficiency": plot_efficiency(group, folder),
-        "speedup": plot_speedup(group, folder),
-        "time": plot_time(group, folder),
-    }
-    if fits is not None and fits.filter(pl.col("status") == "fitted").height:
-        plots["fit"] = plot_fits(group, fits, folder)
+    plots = {}
+    if scaling_groups(group):
+        plots["scaling"] = plot_scaling(group, fits if fits is not None else pl.DataFrame(schema=_FITS_COLUMNS), folder)
+    plots["time"] = plot_time(group, folder)
     if "energy_kj" in group.columns and group["energy_kj"].is_not_null().any():
         plots["energy"] = plot_energy(group, folder)
+    plots["systems"] = plot_systems(group, folder)
+    plots["efficiency"] = plot_efficiency(group, folder)
     return plots
 
 
-def plot_trends(trends: pl.DataFrame, folder: Path) -> dict[str, list[Path]]:
-    """One plot per workload: best time to train per round, a line per (family, accelerator count)."""
+_FITS_COLUMNS = {"accelerator_group": pl.String, "model": pl.String, "status": pl.String}
+
+
+def _gapped(positions: list[int], values: list[float]) -> tuple[list[float], list[float]]:
+    """The series with a gap (NaN) where rounds are missing, so no line bridges them as if adjacent."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for i, (x, y) in enumerate(zip(positions, values, strict=True)):
+        if i and x - positions[i - 1] > 1:
+            xs.append(np.nan)
+            ys.append(np.nan)
+        xs.append(x)
+        ys.append(y)
+    return xs, ys
+
+
+def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None = None) -> dict[str, list[Path]]:
+    """One plot per workload: best time to train per round, a line per (comparable group, accelerator count); rounds
+    without a result leave a gap (dotted) rather than a line that reads as adjacent rounds."""
     folder.mkdir(parents=True, exist_ok=True)
     outputs = {}
-    rounds = trends.select("round", "round_order").unique().sort("round_order")
-    position = {r: i for i, r in enumerate(rounds["round"])}
+    rounds = all_rounds or trends.select("round", "round_order").unique().sort("round_order")["round"].to_list()
+    position = {r: i for i, r in enumerate(rounds)}
     for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True):
         fig, ax = plt.subplots(figsize=(9, 5.2))
-        series = group.group_by("accelerator_family", "accelerators").agg(pl.len().alias("n")).sort("n", "accelerators", descending=[True, False]).head(8)
-        for family, accelerators, _ in series.iter_rows():
-            line = group.filter((pl.col("accelerator_family") == family) & (pl.col("accelerators") == accelerators)).sort("round_order")
-            ax.plot([position[r] for r in line["round"]], line["best_time_min"], marker="o", label=f"{family} x {accelerators:,}")
+        series = group.group_by("accelerator_group", "accelerators").agg(pl.len().alias("n")).sort("n", "accelerators", descending=[True, False]).head(8)
+        for colour, (name, accelerators, _) in zip(_COLOURS, series.iter_rows(), strict=False):
+            line = group.filter((pl.col("accelerator_group") == name) & (pl.col("accelerators") == accelerators)).sort("round_order")
+            xs = [position[r] for r in line["round"]]
+            ys = line["best_time_min"].to_list()
+            ax.plot(xs, ys, color=colour, linestyle=":", linewidth=0.9)  # across missing rounds: dotted
+            ax.plot(*_gapped(xs, ys), color=colour, marker="o", label=f"{name} x {accelerators:,}")
         used = sorted({position[r] for r in group["round"]})
-        ax.set_xticks(used, [rounds["round"][i] for i in used])
+        shown = range(min(used), max(used) + 1)
+        ax.set_xticks(list(shown), [rounds[i] for i in shown])
         ax.set_yscale("log")
         plain_log_axis(ax.yaxis)
-        ax.set_xlabel("MLPerf Training round")
+        ax.set_xlabel("MLPerf Training round (dotted: a round without this result)")
         ax.set_ylabel("best time to train, minutes (log scale)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8, loc="best", title="accelerator family x count", title_fontsize=8)
+        ax.legend(fontsize=8, loc="best", title="accelerator group x count", title_fontsize=8)
         ax.set_title(f"{workload}: best time to train at the same scale, round by round", fontsize=11)
         fig.text(0.01, 0.01, f"Official scores; results carried over unchanged from an earlier round are counted once. {NOTE}",
                  fontsize=7, color="#555555")
         fig.tight_layout(rect=(0, 0.04, 1, 1))
-        paths = [folder / f"{workload}_trend.png", folder / f"{workload}_trend.svg"]
-        fig.savefig(paths[0], dpi=110)
-        fig.savefig(paths[1])
-        plt.close(fig)
-        outputs[workload] = paths
+        outputs[workload] = _save(fig, folder, f"{workload}_trend")
     return outputs

@@ -10,30 +10,43 @@ from typing import Any
 import jinja2
 import polars as pl
 
-from mlperf_scaling.tasks.publish.plots import NOTE, PLOT_KINDS
+from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.tasks.publish.plots import NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
-    "systems": "Systems by accelerator model and count; marker size = systems sharing the configuration, colour = cluster.",
-    "efficiency": "Scaling efficiency against the reference system (dashed: perfect scaling).",
-    "speedup": "Speedup against the reference system (dashed: perfect scaling).",
-    "time": "Time to train, log-log; circled: the Pareto front of time against accelerator-hours.",
-    "energy": "Energy to train against time to train, where power was measured (MLCommons power logs).",
-    "fit": "Efficiency within each accelerator family with Amdahl (solid) and USL (dashed) fits; dotted: where predicted efficiency falls below 0.5.",
+    "scaling": "Within each comparable accelerator group: efficiency against the group's smallest configuration, the Amdahl fit "
+               "(line) with its 5-95 % bootstrap band and knee (v), bars from the fastest to the slowest valid run; right, the "
+               "efficiency split into its throughput part and its convergence part.",
+    "time": "Time to train, log-log, bars from the fastest to the slowest valid run; numbered: the Pareto front of time against "
+            "accelerator-hours.",
+    "energy": "Energy to train against time to train, where power was measured (MLCommons power logs); colour = accelerators.",
+    "systems": "Systems by comparable accelerator group and count; marker size = systems sharing the configuration, colour = cluster.",
+    "efficiency": "The paper's E': one reference per benchmark across every accelerator, so it mixes hardware generations "
+                  "(dashed: perfect scaling).",
 }
 _FIT_COLUMNS = [
-    ("accelerator_family", "family"), ("model", "model"), ("n_points", "points"), ("n_distinct_accelerators", "distinct N"),
-    ("p", "p"), ("p_stderr", "± p"), ("a", "a"), ("b", "b"), ("n_star", "N*"), ("r2_log", "R² (log T)"),
+    ("accelerator_group", "accelerator group"), ("model", "model"), ("n_points", "systems"), ("n_distinct_accelerators", "distinct N"),
+    ("p", "p"), ("p_stderr", "± p"), ("n_star", "N* (USL peak)"), ("r2_log", "R² (log T)"),
     ("knee_50", "E < 0.5 from N"), ("knee_50_low", "5%"), ("knee_50_high", "95%"), ("note", "note"),
 ]
 _TABLE_COLUMNS = [
-    ("submitter", "submitter"), ("system", "system"), ("accelerator_model_name", "accelerator"),
-    ("accelerators", "N"), ("time_to_train_min", "T (min)"), ("accelerator_hours", "acc.-hours"),
-    ("speedup", "speedup"), ("efficiency", "efficiency"), ("efficiency_same_model", "eff. (same model)"),
+    ("submitter", "submitter"), ("system", "system"), ("accelerator_group", "accelerator group"),
+    ("accelerators", "N"), ("time_to_train_min", "T (min)"), ("time_to_train_min_low", "fastest run"),
+    ("time_to_train_min_high", "slowest run"), ("accelerator_hours", "acc.-hours"),
+    ("efficiency_group", "efficiency (group)"), ("throughput_part", "throughput part"), ("convergence_part", "convergence part"),
+    ("global_batch_size", "global batch"), ("efficiency", "paper's E'"),
     ("cluster", "cluster"), ("is_pareto", "Pareto"), ("energy_kj", "energy (kJ)"), ("average_kw", "avg kW"),
 ]
+_RECOMMENDATION_COLUMNS = [
+    ("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("measured", "measured N"),
+    ("accelerators", "recommended N"), ("time", "time (min)"), ("efficiency_text", "efficiency [5-95 %]"),
+    ("knee_text", "E < threshold from N [5-95 %]"), ("next", "the next step"),
+]
+_SINGLE_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("accelerators", "N"),
+                   ("measured_time_min", "best time (min)"), ("n_systems", "systems")]
 _EXCLUSION_COLUMNS = [("benchmark", "benchmark"), ("submitter", "submitter"), ("system", "system"), ("reason", "reason")]
 _TREND_COLUMNS = [
-    ("accelerator_family", "family"), ("accelerators", "N"), ("round", "round"), ("n_systems", "systems"),
+    ("accelerator_group", "accelerator group"), ("accelerators", "N"), ("round", "round"), ("n_systems", "systems"),
     ("best_time_min", "best T (min)"), ("best_system", "best system"), ("median_time_min", "median T"),
     ("speedup_vs_first", "speedup vs first round"), ("n_carried_over", "carried over"),
 ]
@@ -73,18 +86,47 @@ def _figures(benchmark: str, plots: dict[str, dict[str, list[Path]]]) -> list[di
     ]
 
 
+def _interval(point: float | None, low: float | None, high: float | None, digits: int) -> str:
+    if point is None:
+        return ""
+    if low is None and high is None:
+        return f"{point:,.{digits}f}"
+    return f"{point:,.{digits}f} [{'-' if low is None else f'{low:,.{digits}f}'}, {'unbounded' if high is None else f'{high:,.{digits}f}'}]"
+
+
+def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list[dict]]:
+    """The page's answer: groups measured at two counts or more (the sentence's numbers, formatted), and the groups
+    measured at one count only, which say nothing about scaling."""
+    rows, single = [], []
+    for r in recommendations.sort("benchmark", "n_distinct_accelerators", "n_systems", descending=[False, True, True]).iter_rows(named=True):
+        row = {**r, "workload_label": workload_label(r["benchmark"], r["round"])}
+        if r["n_distinct_accelerators"] < 2:
+            single.append(row)
+            continue
+        row["measured"] = f"{r['reference_accelerators']:,}-{r['max_measured_accelerators']:,} ({r['n_distinct_accelerators']} counts)"
+        row["time"] = _interval(r["time_min"], r["time_min_low"], r["time_min_high"], 2)
+        row["efficiency_text"] = _interval(r["efficiency"], r["efficiency_low"], r["efficiency_high"], 2)
+        row["knee_text"] = (_interval(r["knee"], r["knee_low"], r["knee_high"], 0) if r["knee"] is not None
+                            else ("never, in this fit" if r["basis"] == "amdahl fit" else "no fit"))
+        row["next"] = r["sentence"].split("; ", 1)[1] if "; " in r["sentence"] else ""
+        rows.append(row)
+    return rows, single
+
+
 def _facts(row: dict[str, Any], group: pl.DataFrame) -> list[str]:
     k, silhouette = group["k"][0], group["silhouette"][0]
     cluster_note = f"k = {k}, silhouette {silhouette:.2f}" if silhouette is not None else "too few systems to cluster"
     best = (
-        f"{row['best_scale_out_system']} with {row['best_scale_out_accelerators']:,} accelerators, "
-        f"efficiency {row['best_scale_out_efficiency']:.2f}" if row["best_scale_out_system"] else "none (no system larger than the reference)"
+        f"{row['best_scale_out_system']}, {row['best_scale_out_accelerators']:,} {row['best_scale_out_group']} "
+        f"(against {row['best_scale_out_reference_accelerators']:,}), efficiency {row['best_scale_out_efficiency']:.2f}"
+        if row["best_scale_out_system"] else "none (no group measured at more than one count)"
     )
     return [
-        f"Reference: {row['reference_system']}, {row['reference_accelerators']:,} accelerators, {row['reference_time_min']:.2f} min",
-        f"Fastest: {row['fastest_system']}, {row['fastest_accelerators']:,} accelerators, {row['fastest_time_min']:.3f} min",
-        f"Most efficient scale-out: {best}",
-        f"{row['n_accelerator_models']} accelerator models; clusters: {cluster_note}; {row['n_pareto']} systems on the Pareto front",
+        f"Fastest: {row['fastest_system']}, {row['fastest_accelerators']:,} {row['fastest_group']}, {row['fastest_time_min']:.3f} min",
+        f"Most efficient scale-out within comparable hardware: {best}",
+        f"The paper's reference (for E', across hardware generations): {row['reference_system']}, "
+        f"{row['reference_accelerators']:,} accelerators, {row['reference_time_min']:.2f} min",
+        f"{row['n_accelerator_groups']} comparable accelerator groups; clusters: {cluster_note}; {row['n_pareto']} systems on the Pareto front",
     ]
 
 
@@ -97,8 +139,9 @@ def render_index(
     plots: dict[str, dict[str, list[Path]]],
     source: dict | None,
     fits: pl.DataFrame | None = None,
+    recommendations: pl.DataFrame | None = None,
 ) -> str:
-    """The round's page: one section per benchmark, plots and tables."""
+    """The round's page: the recommendation table first, then one section per benchmark, plots and tables."""
     joined = efficiency.join(clusters.select("benchmark", "submitter", "system", "cluster", "k", "silhouette"),
                              on=["benchmark", "submitter", "system"], how="left")
     sections = []
@@ -109,19 +152,26 @@ def render_index(
         if fits is not None:
             fitted = fits.filter((pl.col("benchmark") == benchmark) & (pl.col("status") == "fitted"))
             refused = fits.filter((pl.col("benchmark") == benchmark) & (pl.col("status") == "refused") & (pl.col("model") == "amdahl"))
+        name = benchmark_name(benchmark, round_name)
         sections.append({
             "benchmark": benchmark,
+            "title": name.model,
+            "task": name.task,
             "n_systems": row["n_systems"],
             "facts": _facts(row, group),
             "figures": _figures(benchmark, plots),
             "fits": fitted.to_dicts() if fitted is not None else [],
-            "refused": [f"{r['accelerator_family']} ({r['note'] or ''})" for r in refused.iter_rows(named=True)] if refused is not None else [],
+            "refused": [f"{r['accelerator_group']} ({r['note'] or ''})" for r in refused.iter_rows(named=True)] if refused is not None else [],
             "fastest": group.sort("time_to_train_min").head(10).to_dicts(),
             "systems": group.to_dicts(),
         })
+    answers, single = recommendation_rows(recommendations if recommendations is not None else pl.DataFrame(
+        schema={"benchmark": pl.String, "n_distinct_accelerators": pl.Int64, "n_systems": pl.Int64}))
+    threshold = recommendations["threshold"][0] if recommendations is not None and recommendations.height else 0.5
     return _templates().get_template("round.html.j2").render(
         round=round_name, note=NOTE, source=source, sections=sections, columns=_TABLE_COLUMNS, fit_columns=_FIT_COLUMNS,
-        exclusions=exclusions.to_dicts(), exclusion_columns=_EXCLUSION_COLUMNS,
+        exclusions=exclusions.to_dicts(), exclusion_columns=_EXCLUSION_COLUMNS, answers=answers, single=single,
+        answer_columns=_RECOMMENDATION_COLUMNS, single_columns=_SINGLE_COLUMNS, threshold=threshold,
     )
 
 
@@ -134,6 +184,30 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
                          "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts()})
     return _templates().get_template("trends.html.j2").render(
         sections=sections, columns=_TREND_COLUMNS, n_carried_over=carried.filter(pl.col("is_carried_over")).height, note=NOTE,
+    )
+
+
+_ROUND_COLUMNS = [("round", "round"), ("report", "report"), ("ruleset", "rules"), ("n_systems", "systems"), ("n_runs", "runs"),
+                  ("n_valid_runs", "valid runs"), ("n_scored", "scores"), ("n_rejections", "rejected"), ("csv", "tables")]
+_LATEST_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("round", "latest round"),
+                   ("sentence", "recommendation"), ("knee_text", "E < threshold from N [5-95 %]")]
+
+
+def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set[str]) -> str:
+    """reports/index.html: every round (linked where its page exists), the trends page, the CSVs, and the latest
+    recommendation per workload and accelerator group."""
+    round_rows = []
+    for r in rounds.iter_rows(named=True):
+        has_page = r["round"] in published
+        round_rows.append({**r, "report": "report" if has_page else "not published", "round_href": f"{r['round']}/index.html" if has_page else None,
+                           "report_href": f"{r['round']}/index.html" if has_page else None,
+                           "csv": "recommendations.csv" if has_page else "", "csv_href": f"{r['round']}/recommendations.csv" if has_page else None})
+    answers, _ = recommendation_rows(latest)
+    for row in answers:
+        row["round_href"] = f"{row['round']}/index.html#{row['benchmark']}" if row["round"] in published else None
+    answers.sort(key=lambda row: (row["workload_label"].lower(), row["accelerator_group"]))
+    return _templates().get_template("index.html.j2").render(
+        rounds=round_rows, round_columns=_ROUND_COLUMNS, latest=answers, latest_columns=_LATEST_COLUMNS, note=NOTE,
     )
 
 

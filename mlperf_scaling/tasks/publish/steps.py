@@ -10,13 +10,16 @@ from prefect import task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from mlperf_scaling.rounds import sorted_rounds
 from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
 from mlperf_scaling.tasks.publish.plots import plot_benchmark, plot_trends
-from mlperf_scaling.tasks.publish.report import render_index, render_trends, write_index
+from mlperf_scaling.tasks.publish.report import render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
 from mlperf_scaling.tasks.run_context import artifact_key
+from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
+from mlperf_scaling.warehouse.read import read_queries
 
 
 @task(name="draw-plots", cache_policy=NO_CACHE)
@@ -34,25 +37,38 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str) -> dict[str, dict[st
 def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], reports: str) -> Path:
     folder = Path(reports) / analysis.round
     summary = summarize_benchmarks(analysis.efficiency)
-    write_tables(folder, {"efficiency": analysis.efficiency, "clusters": analysis.clusters,
+    write_tables(folder, {"recommendations": analysis.recommendations, "efficiency": analysis.efficiency, "clusters": analysis.clusters,
                           "exclusions": analysis.exclusions, "scaling_fits": analysis.fits, "summary": summary})
     page = render_index(analysis.round, summary, analysis.efficiency, analysis.clusters, analysis.exclusions, plots,
-                        analysis.source, analysis.fits)
+                        analysis.source, analysis.fits, analysis.recommendations)
     return write_index(folder, page)
 
 
 @task(name="publish-artifacts", cache_policy=NO_CACHE)
 def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path) -> list[str]:
-    return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report)
+    return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report,
+                             analysis.recommendations)
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
 def publish_trends(frames: dict[str, pl.DataFrame], reports: str) -> Path:
     """reports/trends/: a plot per workload, the CSV tables and index.html."""
     folder = Path(reports) / "trends"
-    plots = plot_trends(frames["round_trends"], folder / "plots")
+    # every round published between the first and the last, so a round this warehouse lacks shows as a gap
+    seen = frames["round_trends"]["round"].unique().to_list()
+    plots = plot_trends(frames["round_trends"], folder / "plots", sorted_rounds({*seen, *rounds_of_installed_rules()}))
     write_tables(folder, frames)
     return write_index(folder, render_trends(frames["round_trends"], frames["carried_over"], plots))
+
+
+@task(name="publish-index", cache_policy=NO_CACHE)
+def publish_site_index(warehouse: str, reports: str) -> Path:
+    """reports/index.html and latest_recommendations.csv: every round, the trends page, the latest answer per group."""
+    rounds, latest = read_queries(warehouse, "round_overview", "latest_recommendations")
+    folder = Path(reports)
+    published = {r for r in rounds["round"].to_list() if (folder / r / "index.html").is_file()}
+    write_tables(folder, {"latest_recommendations": latest})
+    return write_index(folder, render_site_index(rounds, latest, published))
 
 
 @task(name="publish-rejections", cache_policy=NO_CACHE)

@@ -54,6 +54,18 @@ def _clip(text: str, limit: int = 160) -> str:
 FULL, TIME, KEY, VALUE, LINENO = range(5)
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """What the compliance rules say of one log: the rules it breaks, and where it reached its quality target."""
+
+    failures: list[Failure]
+    # metadata (samples_count, epoch_num) of the first evaluation that met the target, as the rule that checks it saw it
+    converged_at: dict | None = None
+
+
+_EVALUATION_KEYS = ("eval_accuracy", "aggregated_eval_accuracy")
+
+
 class _Checker:
     def __init__(self, ruleset: Ruleset, log_line: type):
         self.ruleset = ruleset
@@ -62,6 +74,7 @@ class _Checker:
         self.keyed: dict[str, Failure] = {}  # the official 'overwritable' messages
         self.others: list[Failure] = []
         self.division: Any = None
+        self.converged_at: dict | None = None
 
     def failures(self) -> list[Failure]:
         return [*self.log_problems, *self.keyed.values(), *self.others]
@@ -156,6 +169,8 @@ class _Checker:
                 counter = at_least_one.setdefault(key, [0, rule.at_least_one_check, None])
                 if _run(rule.at_least_one_check, state, {"ll": ll, "v": value}, "eval"):
                     counter[0] += 1
+                    if self.converged_at is None and key in _EVALUATION_KEYS:
+                        self.converged_at = _convergence_point(line, lines)
                 counter[2] = value.get("value") if isinstance(value, dict) else None
         for key, (count, test, last) in at_least_one.items():
             if count == 0:
@@ -255,6 +270,22 @@ class _Checker:
         return f"'{key}' = {_short(value)} on log line {line[LINENO]} fails the rule `{_clip(test.source)}` ({file_name})"
 
 
+def _convergence_point(line: tuple, lines: list) -> dict:
+    """samples_count and epoch_num where a log first met its target. A joined Stable Diffusion line carries only
+    its step_num: the evaluation lines of that step hold the counts."""
+    metadata = line[VALUE].get("metadata") if isinstance(line[VALUE], dict) else None
+    if line[KEY] == "aggregated_eval_accuracy" and isinstance(line[VALUE], dict) and isinstance(line[VALUE].get("value"), dict):
+        step = line[VALUE]["value"].get("step_num")
+        for other in lines:
+            other_metadata = other[VALUE].get("metadata") if other[KEY] == "eval_accuracy" and isinstance(other[VALUE], dict) else None
+            if isinstance(other_metadata, dict) and other_metadata.get("step_num") == step:
+                metadata = other_metadata
+                break
+    if not isinstance(metadata, dict):
+        return {}
+    return {name: metadata[name] for name in ("samples_count", "epoch_num") if name in metadata}
+
+
 def _target_words(key: str, condition: str, last: Any) -> str:
     if "eval_accuracy" in key:
         return f"quality target not reached: no {key} satisfies `{condition}` (last value {_short(last, 60)})"
@@ -275,9 +306,11 @@ class ComplianceJudge:
     def decode(self) -> frozenset[str]:
         return load_ruleset(self.ruleset).value_keys
 
-    def __call__(self, facts: LogFacts) -> list[Failure]:
+    def __call__(self, facts: LogFacts) -> Judgement:
         n_read = facts.n_marker_lines - facts.n_parse_errors
-        return check_log(facts.lines, n_read, facts.n_parse_errors, facts.first_parse_error, load_ruleset(self.ruleset))
+        checker = _Checker(load_ruleset(self.ruleset), log_line_class(self.ruleset))
+        failures = checker.run(facts.lines, n_read, facts.n_parse_errors, facts.first_parse_error)
+        return Judgement(failures, checker.converged_at)
 
 
 def judge_for(rules: RoundRules) -> ComplianceJudge | None:

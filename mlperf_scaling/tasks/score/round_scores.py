@@ -6,6 +6,7 @@ The score step of source -> parse -> score: facts in, the rows of `systems`, `ru
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -20,6 +21,8 @@ from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
 from mlperf_scaling.tasks.parse.systems_json import SystemRecord
+from mlperf_scaling.tasks.score.compliance import Judgement
+from mlperf_scaling.tasks.score.convergence import Convergence, batch_size, group_convergence, run_convergence
 from mlperf_scaling.tasks.score.energy import EnergyError, energy_score, run_energy_j
 from mlperf_scaling.tasks.score.group import score_group
 from mlperf_scaling.tasks.score.rules import RoundRules, benchmark_rules, rules_for_round
@@ -42,6 +45,14 @@ class RoundData:
     n_power_logs: int = 0
     seconds: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
+
+
+def _run_spread(verdicts: list[RunVerdict], factor: float) -> tuple[float | None, float | None, float | None]:
+    """The run-to-run spread of a score: fastest and slowest valid run and their standard deviation, scaled as the score."""
+    times = [v.time_to_train_min * factor for v in verdicts if v.valid and v.time_to_train_min is not None]
+    if not times:
+        return None, None, None
+    return min(times), max(times), statistics.stdev(times) if len(times) >= 2 else None
 
 
 def score_round(facts: RoundFacts) -> RoundData:
@@ -111,6 +122,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
     run_rows = []
     groups: dict[GroupKey, list[RunVerdict]] = defaultdict(list)
     group_runs: dict[GroupKey, list[tuple[ParsedRun, RunVerdict]]] = defaultdict(list)
+    # of the valid runs of each group: their convergence and batch size, for the analysis
+    trained: dict[GroupKey, list[tuple[Convergence, object]]] = defaultdict(list)
     for run in c.runs:
         m, facts = run.member, run.facts
         benchmark = m.benchmark or facts.log_benchmark
@@ -122,8 +135,12 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
             c.reject(m.path, Stage.LAYOUT, info.note or "not a benchmark of this round")
             continue
         system = system_of(m)
-        verdict = judge_run(facts, run.verdict, rules)
+        judgement = run.verdict if isinstance(run.verdict, Judgement) else None
+        verdict = judge_run(facts, judgement.failures if judgement else None, rules)
+        converged = run_convergence(facts, judgement)
         groups[(m.submitter, system, benchmark)].append(verdict)
+        if verdict.valid:
+            trained[(m.submitter, system, benchmark)].append((converged, facts.global_batch_size))
         group_runs[(m.submitter, m.system, benchmark)].append((run, verdict))
         if not verdict.valid:
             c.reject(m.path, Stage.SCORE, f"run not counted: {verdict.reason}")
@@ -152,6 +169,9 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "is_valid": verdict.valid,
                 "invalid_reason": verdict.reason,
                 "failed_rule": verdict.failed_rule,
+                "global_batch_size": batch_size([facts.global_batch_size]),
+                "samples_to_converge": converged.samples,
+                "epochs_to_converge": converged.epochs,
             }
         )
 
@@ -175,6 +195,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         status, reason, scaled = result.status, result.status_reason, result.time_to_train_min
         if scaling_problem is not None and scaled is not None:
             status, reason, scaled = ScoreStatus.NOT_SCORED, scaling_problem, None
+        spread = _run_spread(groups.get(key, []), factor or 1.0) if scaled is not None else (None, None, None)
+        runs_trained = trained.get(key, [])
         described: SystemRecord | None = system_by_key.get((submitter, system))
         if described is None:
             note = "no systems JSON for this system folder"
@@ -202,6 +224,12 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "status": status,
                 "status_reason": reason,
                 "energy_j": energy_by_group.get(key) if status != ScoreStatus.NOT_SCORED else None,
+                "time_to_train_min_low": spread[0],
+                "time_to_train_min_high": spread[1],
+                "time_to_train_std_min": spread[2],
+                "global_batch_size": batch_size([size for _, size in runs_trained]),
+                "samples_to_converge": group_convergence([c.samples for c, _ in runs_trained]),
+                "epochs_to_converge": group_convergence([c.epochs for c, _ in runs_trained]),
             }
         )
 

@@ -2,4 +2,4 @@
 select *
 from scaling_fits
 where round = $round
-order by benchmark, accelerator_family, model
+order by benchmark, accelerator_group, model

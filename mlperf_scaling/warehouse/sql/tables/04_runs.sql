@@ -23,6 +23,9 @@ create table if not exists runs (
     is_valid             boolean not null,
     invalid_reason       varchar,
     failed_rule          varchar,
+    global_batch_size    double,
+    samples_to_converge  double,
+    epochs_to_converge   double,
     primary key (round, path)
 );
 
@@ -50,3 +53,6 @@ comment on column runs.time_to_train_min is '(run_stop - run_start) / 60000';
 comment on column runs.is_valid is 'the run counts: every rule of its round passed';
 comment on column runs.invalid_reason is 'why the run does not count, in words';
 comment on column runs.failed_rule is 'first compliance rule broken: training_5.1.0/common.yaml:init_stop';
+comment on column runs.global_batch_size is 'global_batch_size as the log states it';
+comment on column runs.samples_to_converge is 'samples_count of the evaluation where the run first met its quality target (in rounds without checked rules, its last evaluation), as logged';
+comment on column runs.epochs_to_converge is 'epoch_num of the same evaluation, as logged (BERT''s counts samples)';

@@ -21,6 +21,12 @@ create table if not exists scores (
     status                      varchar not null,
     status_reason               varchar,
     energy_j                    double,
+    time_to_train_min_low       double,
+    time_to_train_min_high      double,
+    time_to_train_std_min       double,
+    global_batch_size           double,
+    samples_to_converge         double,
+    epochs_to_converge          double,
     primary key (round, submitter, system, benchmark)
 );
 
@@ -46,3 +52,9 @@ comment on column scores.n_missing is 'logs absent from this copy (MISSING.txt)'
 comment on column scores.status is 'scored, scored_incomplete, scored_unchecked, not_scored';
 comment on column scores.status_reason is 'why the status, in words';
 comment on column scores.energy_j is 'energy score in joules: olympic average of run energies in the order of run times, x scaling factor; null where power was not measured';
+comment on column scores.time_to_train_min_low is 'the fastest valid run, scaled as the score: the run-to-run spread, low end';
+comment on column scores.time_to_train_min_high is 'the slowest valid run, scaled as the score';
+comment on column scores.time_to_train_std_min is 'standard deviation of the valid runs'' times, scaled as the score';
+comment on column scores.global_batch_size is 'the global batch size the system trained with (the most frequent one its valid runs logged)';
+comment on column scores.samples_to_converge is 'training samples to reach the quality target: mean over the valid runs, the highest and lowest dropped when three or more, as the summarizer reports it';
+comment on column scores.epochs_to_converge is 'the same in epochs';

@@ -1,0 +1,148 @@
+"""The planner behind `mlperf-scaling plan`: a user's words (benchmark, accelerator, round, deadline) resolved against
+the `efficiency` table, then the measured configurations, the fitted curve with its interval and the recommendation.
+
+Tables in, a Plan out; printing is the command line's job.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.rounds import round_key
+from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, AmdahlBootstrap, bootstrap_amdahl
+from mlperf_scaling.tasks.metrics.recommend import Recommendation, recommend
+
+CURVE_DOUBLINGS = 2  # the curve goes this many doublings past the largest count measured, marked extrapolated
+
+
+class PlanError(ValueError):
+    """The request names nothing the warehouse holds; the message says what it does hold."""
+
+
+_DURATION = re.compile(r"^\s*(?:(?P<h>\d+(?:\.\d+)?)\s*h)?\s*(?:(?P<m>\d+(?:\.\d+)?)\s*(?:m|min)?)?\s*$", re.IGNORECASE)
+
+
+def parse_minutes(text: str) -> float:
+    """'30m', '30', '1.5h', '2h30m', '45min' as minutes; a ValueError says what is accepted."""
+    found = _DURATION.match(text)
+    if not text.strip() or found is None or (found["h"] is None and found["m"] is None):
+        raise ValueError(f"not a duration: {text!r} (e.g. 30m, 90, 1.5h, 2h30m)")
+    minutes = float(found["h"] or 0) * 60 + float(found["m"] or 0)
+    if minutes <= 0:
+        raise ValueError(f"a deadline must be longer than zero: {text!r}")
+    return minutes
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\s_\-]+", "", text).lower()
+
+
+@dataclass(frozen=True)
+class Selection:
+    round: str
+    benchmark: str
+    workload: str
+    accelerator_group: str
+    rows: pl.DataFrame  # the group's efficiency rows in that round and benchmark
+    other_groups: list[str]  # the benchmark's other comparable groups in that round
+
+
+def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = None, round_name: str = "latest") -> Selection:
+    """The rows a plan is made from. `benchmark`: folder or canonical name; `accelerator`: a comparable group
+    (H100-SXM), or a family (H100) when it has one group; default the group with most distinct counts."""
+    if efficiency.height == 0:
+        raise PlanError("the warehouse holds no analysed round: run `mlperf-scaling run` first")
+    wanted = _normal(benchmark)
+    rows = efficiency.filter(_normal_eq("benchmark", wanted) | _normal_eq("benchmark_canonical", wanted))
+    if rows.height == 0:
+        known = sorted(set(efficiency["benchmark"].to_list()))
+        raise PlanError(f"no benchmark {benchmark!r} in the warehouse; it holds: {', '.join(known)}")
+    rows = rows.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
+    if accelerator is not None:
+        measured_on = sorted(set(rows["accelerator_group"].to_list()))
+        wanted_group = _normal(accelerator)
+        exact = rows.filter(_normal_eq("accelerator_group", wanted_group))
+        rows = exact if exact.height else rows.filter(_normal_eq("accelerator_family", wanted_group))
+        if rows.height == 0:
+            raise PlanError(f"no {benchmark} result on {accelerator!r} in any round; measured on: {', '.join(measured_on)}")
+    rounds = sorted(set(rows["round"].to_list()), key=round_key)
+    if round_name != "latest":
+        if round_name not in rounds:
+            raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {round_name}; "
+                            f"rounds that have it: {', '.join(rounds)}")
+        chosen_round = round_name
+    else:
+        chosen_round = rounds[-1]
+    in_round = rows.filter(pl.col("round") == chosen_round)
+    groups = in_round["accelerator_group"].unique().to_list()
+    if len(groups) > 1 and accelerator is not None:
+        raise PlanError(f"{accelerator!r} is more than one comparable group in {chosen_round}: {', '.join(sorted(groups))}; name one")
+    if accelerator is None:
+        ranked = in_round.group_by("accelerator_group").agg(pl.col("accelerators").n_unique().alias("counts"), pl.len().alias("n"))
+        group = ranked.sort(["counts", "n", "accelerator_group"], descending=[True, True, False])["accelerator_group"][0]
+    else:
+        group = groups[0]
+    everything = efficiency.filter((pl.col("round") == chosen_round) & (pl.col("benchmark") == in_round["benchmark"][0]))
+    others = sorted(set(everything["accelerator_group"].to_list()) - {group})
+    folder = str(in_round["benchmark"][0])
+    return Selection(chosen_round, folder, benchmark_name(folder, chosen_round).workload, str(group),
+                     in_round.filter(pl.col("accelerator_group") == group).sort("accelerators", "time_to_train_min"), others)
+
+
+def _normal_eq(column: str, wanted: str) -> pl.Expr:
+    return pl.col(column).fill_null("").map_elements(_normal, return_dtype=pl.String).eq(wanted)
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    accelerators: int
+    time_min: float
+    time_min_low: float
+    time_min_high: float
+    efficiency: float
+    efficiency_low: float
+    efficiency_high: float
+    accelerator_hours: float
+    measured: bool
+    extrapolated: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    selection: Selection
+    recommendation: Recommendation
+    curve: list[CurvePoint]  # empty without a fit
+    fit_note: str | None  # why there is no curve
+
+
+def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float | None = None,
+              max_accelerators: int | None = None) -> Plan:
+    """The recommendation for the selected group and, where it can be fitted, its curve with 5-95 % bounds."""
+    rows = selection.rows
+    n = rows["accelerators"].to_numpy().astype(float)
+    t = rows["time_to_train_min"].to_numpy().astype(float)
+    distinct = np.unique(n)
+    fit: AmdahlBootstrap | None = bootstrap_amdahl(n, t) if len(distinct) >= MIN_DISTINCT_COUNTS else None
+    if fit is not None and not (math.isfinite(fit.a) and math.isfinite(fit.b) and fit.a + fit.b > 0):
+        fit = None
+    recommendation = recommend(rows, selection.accelerator_group, threshold, deadline_min, max_accelerators, fit)
+    if fit is None:
+        note = (f"{len(distinct)} distinct accelerator count(s) measured: at least {MIN_DISTINCT_COUNTS} are needed for a fit"
+                if len(distinct) < MIN_DISTINCT_COUNTS else "the fit did not converge")
+        return Plan(selection, recommendation, [], note)
+    counts = sorted({*distinct.tolist(), *(distinct.max() * 2.0 ** k for k in range(1, CURVE_DOUBLINGS + 1))})
+    if max_accelerators is not None:
+        counts = [c for c in counts if c <= max_accelerators]
+    curve = []
+    for k in counts:
+        efficiency, efficiency_low, efficiency_high = fit.efficiency(k)
+        time_min, time_low, time_high = fit.time_interval(k)
+        curve.append(CurvePoint(int(k), time_min, time_low, time_high, efficiency, efficiency_low, efficiency_high,
+                                k * time_min / 60, k in distinct, k > distinct.max()))
+    return Plan(selection, recommendation, curve, None)

@@ -1,0 +1,5 @@
+-- The recommendations of one round.
+select *
+from recommendations
+where round = $round
+order by benchmark, accelerator_group

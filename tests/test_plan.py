@@ -1,0 +1,140 @@
+"""The planner: durations and names a user types, recommendations on small frames and on the real v4.1 round, and
+`mlperf-scaling plan` against a warehouse."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import polars as pl
+import pytest
+from conftest import read_shipped_round
+
+from mlperf_scaling.cli import main
+from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+from mlperf_scaling.tasks.metrics.plan import PlanError, make_plan, parse_minutes, select
+from mlperf_scaling.tasks.metrics.recommend import NoCandidate, recommend, recommendation_table
+
+
+@pytest.mark.parametrize(("text", "minutes"), [("30m", 30.0), ("30", 30.0), ("1.5h", 90.0), ("2h30m", 150.0), ("45 min", 45.0), ("2H", 120.0)])
+def test_durations(text, minutes):
+    assert parse_minutes(text) == minutes
+
+
+@pytest.mark.parametrize("text", ["", "soon", "-5m", "0", "30s"])
+def test_bad_durations_say_what_is_accepted(text):
+    with pytest.raises(ValueError, match="duration|longer than zero"):
+        parse_minutes(text)
+
+
+def _points(pairs):
+    return pl.DataFrame({"accelerators": [n for n, _ in pairs], "time_to_train_min": [t for _, t in pairs]})
+
+
+def test_measured_basis_with_two_counts_compares_best_with_best():
+    found = recommend(_points([(8, 40.0), (8, 44.0), (64, 8.0)]), "H100-SXM", threshold=0.5)
+    assert found.basis == "measured" and found.reference_accelerators == 8
+    assert found.accelerators == 64 and found.efficiency == pytest.approx(40 * 8 / (8.0 * 64))
+    assert found.next_accelerators is None and "no fit: 2 distinct accelerator counts" in found.sentence
+    single = recommend(_points([(8, 40.0)]), "B200-SXM")
+    assert single.efficiency == 1.0 and "the only accelerator count measured" in single.sentence
+
+
+def test_a_deadline_picks_the_cheapest_count_that_meets_it():
+    n = np.array([8, 16, 32, 64, 128, 256])
+    points = _points(list(zip(n.tolist(), (2.0 + 800.0 / n).tolist(), strict=True)))  # Amdahl with A = 2, B = 800
+    fitted = recommend(points, "X", deadline_min=20.0)
+    assert fitted.basis == "amdahl fit" and fitted.accelerators == 64  # 14.5 min; 32 needs 27 min
+    assert fitted.time_min == pytest.approx(2 + 800 / 64, rel=1e-9) and "deadline" in fitted.reason
+    assert fitted.efficiency_low <= fitted.efficiency <= fitted.efficiency_high
+    hopeless = recommend(points, "X", deadline_min=1.0)
+    assert hopeless.accelerators == 256 and hopeless.reason.startswith("no measured count meets")
+    capped = recommend(points, "X", max_accelerators=40)
+    assert capped.accelerators == 32 and "at most 40 accelerators" in capped.reason
+    with pytest.raises(NoCandidate, match="smallest has 8"):
+        recommend(points, "X", max_accelerators=4)
+
+
+@pytest.fixture(scope="module")
+def v41_efficiency():
+    data, _ = read_shipped_round("v4.1")
+    return efficiency_table(data.scores)[0]
+
+
+def test_v41_llama2_on_h100_sxm(v41_efficiency):
+    selection = select(v41_efficiency, "llama2_70b_lora", "h100 sxm", "v4.1")
+    assert (selection.round, selection.accelerator_group, selection.rows.height) == ("v4.1", "H100-SXM", 20)
+    assert selection.other_groups == ["B200-SXM", "H200-SXM"]
+    plan = make_plan(selection)
+    r = plan.recommendation
+    assert (r.basis, r.accelerators, r.reference_accelerators, r.next_accelerators) == ("amdahl fit", 128, 4, 256)
+    assert r.efficiency_low < r.efficiency < r.efficiency_high and r.knee_low < r.knee < r.knee_high
+    assert (round(r.efficiency, 2), round(r.efficiency_low, 2), round(r.efficiency_high, 2)) == (0.62, 0.54, 0.66)
+    assert round(r.knee) == 205
+    assert r.sentence == "128 H100-SXM: 3.0 min, efficiency 0.62 [0.54, 0.66] against 4; doubling to 256 saves 0.9 min for +39 % accelerator-hours."
+    assert [p.accelerators for p in plan.curve] == [4, 8, 16, 32, 64, 128, 512, 1024, 2048, 4096]
+    assert [p.extrapolated for p in plan.curve][-3:] == [False, True, True]
+    assert all(p.time_min_low <= p.time_min <= p.time_min_high for p in plan.curve)
+
+
+def test_v41_names_resolve_or_say_what_exists(v41_efficiency):
+    assert select(v41_efficiency, "llama2_70b_lora", "B200").accelerator_group == "B200-SXM"  # a family with one group
+    assert select(v41_efficiency, "gnn").accelerator_group == "H100-SXM"  # default: the most counts measured
+    with pytest.raises(PlanError, match="holds: bert, dlrm_dcnv2"):
+        select(v41_efficiency, "resnet")
+    with pytest.raises(PlanError, match="measured on: B200-SXM, H100-SXM, H200-SXM"):
+        select(v41_efficiency, "llama2_70b_lora", "MI300X")
+    with pytest.raises(PlanError, match=r"more than one comparable group in v4.1: H100-PCIe, H100-SXM"):
+        select(v41_efficiency, "ssd", "H100")
+    with pytest.raises(PlanError, match="rounds that have it: v4.1"):
+        select(v41_efficiency, "bert", None, "v3.1")
+
+
+def test_v41_recommendations_table_has_one_row_per_group(v41_efficiency):
+    table = recommendation_table(v41_efficiency)
+    groups = v41_efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown")).select("benchmark", "accelerator_group").unique()
+    assert table.height == groups.height == 28
+    assert table.filter(pl.col("benchmark") == "ssd")["workload"][0] == "object detection (RetinaNet; folder ssd until v4.1)"
+    fitted = table.filter(pl.col("basis") == "amdahl fit")
+    assert ((fitted["efficiency_low"] <= fitted["efficiency"]) & (fitted["efficiency"] <= fitted["efficiency_high"])).all()
+
+
+def test_plan_command(prefect_isolated, tmp_path, capsys):
+    from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, write_round_analysis
+    from mlperf_scaling.tasks.score.steps import ScoredRound
+    from mlperf_scaling.tasks.source.resolve import Source
+    from mlperf_scaling.warehouse.steps import load_round, validate_round
+
+    warehouse = tmp_path / "w.duckdb"
+    data, provenance = read_shipped_round("v4.1")
+    result = ScoredRound(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
+    load_round.fn(result, validate_round.fn(result), str(warehouse))
+    write_round_analysis.fn(str(warehouse), compute_round_analysis.fn(str(warehouse), "v4.1"))
+    from mlperf_scaling.warehouse.read import read_queries
+
+    (latest,) = read_queries(warehouse, "latest_recommendations")
+    assert latest.height == 28 and latest.filter((pl.col("benchmark_canonical") == "retinanet") & (pl.col("accelerator_group") == "H100-PCIe"))["accelerators"][0] == 16
+
+    code = main(["plan", "llama2_70b_lora", "--accelerator", "H100-SXM", "--round", "v4.1", "--warehouse", str(warehouse),
+                 "--price-per-accelerator-hour", "2.5"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "LLM fine-tuning (Llama 2 70B LoRA) (llama2_70b_lora) on H100-SXM, MLPerf Training v4.1" in out
+    assert "128 H100-SXM: 3.0 min, efficiency 0.62 [0.54, 0.66] against 4; doubling to 256 saves 0.9 min" in out
+    assert "512xBM.GPU.H100.8" in out and "0.63" in out and "0.37" in out  # throughput and convergence parts
+    assert "Efficiency falls below 0.5 from about 205 [147, 243] H100-SXM." in out
+    assert "About 16 USD per training run." in out  # 6.3 accelerator-hours at 2.5 USD
+
+    assert main(["plan", "llama2_70b_lora", "--accelerator", "H100-SXM", "--deadline", "10m", "--warehouse", str(warehouse)]) == 0
+    assert "32 H100-SXM" in capsys.readouterr().out  # 8.8 min predicted; 16 would take 17 min
+
+    for argv, message in [
+        (["plan", "resnet"], "no benchmark 'resnet' in the warehouse"),
+        (["plan", "bert", "--deadline", "soon"], "--deadline: not a duration: 'soon'"),
+        (["plan", "bert", "--accelerator", "H100-SXM", "--max-accelerators", "2"], "no H100-SXM configuration measured with at most 2"),
+    ]:
+        assert main([*argv, "--warehouse", str(warehouse)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"mlperf-scaling: {message}") and err.count("\n") == 1
+    assert main(["plan", "bert", "--warehouse", str(tmp_path / "absent.duckdb")]) == 2
+    assert "no warehouse at" in capsys.readouterr().err
