@@ -48,7 +48,7 @@ def _print_summaries(summaries: list[dict]) -> int:
         table.add_column(column, justify=justify, no_wrap=True)
     failed = 0
     for s in summaries:
-        failed += s["status"] == "failed"
+        failed += s["status"] == "failed" or bool(s.get("analysis_failed"))
         table.add_row(s["round"], s["status"], str(s["n_systems"]), str(s["n_runs"]), str(s["n_valid_runs"]), str(s["n_scores"]),
                       str(s["n_scored"]), str(s["n_rejections"]), f"{s['seconds']:.1f}", s["source"])
         if s["status"] == "failed" or s.get("message"):
@@ -144,9 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         return _serve(settings, args.cron)
     if args.command == "watch":
+        from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.watch import watch_releases
 
-        result = watch_releases(str(args.warehouse), args.remote_base, str(args.reports), settings=settings)
+        result = result_of(watch_releases(str(args.warehouse), args.remote_base, str(args.reports), settings=settings, return_state=True))
         for round_name, action in result["found"].items():
             print(f"{round_name:<6} {action}")
         print(f"started: {', '.join(result['started']) or 'nothing'}")
@@ -158,23 +159,25 @@ def main(argv: list[str] | None = None) -> int:
         return _analyze(args.round_name, args.warehouse, args.reports, args.threshold)
     if args.command == "ingest":
         from mlperf_scaling.flows.ingest import ingest_sources
+        from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.tasks.source.members import SourceError
 
         try:
-            summaries = ingest_sources(
+            summaries = result_of(ingest_sources(
                 [str(s) for s in args.sources], str(args.warehouse), args.round_name, str(args.notes) if args.notes else None,
-                settings=settings,
-            )
+                settings=settings, return_state=True,
+            ))
         except SourceError as exc:
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 2
     else:
+        from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.pipeline import mlperf_pipeline
 
-        summaries = mlperf_pipeline(
+        summaries = result_of(mlperf_pipeline(
             args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports),
-            args.force, settings=settings,
-        )
+            args.force, settings=settings, return_state=True,
+        ))
     status = _print_summaries(summaries)
     print(f"warehouse: {args.warehouse}")
     for summary in summaries:

@@ -139,6 +139,7 @@ def _closed_port() -> int:
 
 def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefect_isolated, real_slice, warehouse_path, monkeypatch):
     from mlperf_scaling.flows.ingest import ingest_sources
+    from mlperf_scaling.flows.outcome import result_of
 
     monkeypatch.setenv("MLPERF_NETWORK_TIMEOUT_S", "2")
     monkeypatch.setenv("MLPERF_NETWORK_RETRIES", "1")
@@ -146,11 +147,13 @@ def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefec
     silent = _SilentServer()
     try:
         started = time.monotonic()
-        summaries = ingest_sources(
+        state = ingest_sources(
             [f"http://127.0.0.1:{silent.port}/training_results_v9.8", f"http://127.0.0.1:{_closed_port()}/training_results_v9.9",
              str(real_slice)],
-            str(warehouse_path), force=True,
+            str(warehouse_path), force=True, return_state=True,
         )
+        assert state.is_failed() and "2 of 3 rounds failed" in state.message
+        summaries = result_of(state)
         elapsed = time.monotonic() - started
     finally:
         silent.close()
@@ -202,6 +205,7 @@ def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
 
     import mlperf_scaling.tasks.source.resolve
     from mlperf_scaling.flows.ingest import ingest_sources
+    from mlperf_scaling.flows.outcome import result_of
 
     monkeypatch.setenv("MLPERF_NETWORK_RETRIES", "1")
     monkeypatch.setenv("MLPERF_RETRY_DELAY_S", "0.2")
@@ -217,7 +221,7 @@ def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
         return real_clone(url, target, timeout_s)
 
     monkeypatch.setattr(mlperf_scaling.tasks.source.resolve, "clone_sparse", vanishing_clone)
-    summaries = ingest_sources([f"file://{remote}", str(real_slice)], str(warehouse_path), force=True)
+    summaries = result_of(ingest_sources([f"file://{remote}", str(real_slice)], str(warehouse_path), force=True, return_state=True))
     by_round = {s["round"]: s for s in summaries}
     assert by_round["v4.0"]["status"] == "failed" and "git clone failed" in by_round["v4.0"]["message"]
     assert by_round["v4.1"]["status"] == "succeeded"

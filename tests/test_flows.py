@@ -24,10 +24,23 @@ def mirror(real_slice, tmp_path) -> Path:
 
 
 def test_pipeline_uses_the_mirror_and_survives_a_failing_round(prefect_isolated, mirror, warehouse_path, tmp_path):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterParentFlowRunId
+
+    from mlperf_scaling.flows.outcome import result_of
     from mlperf_scaling.flows.pipeline import mlperf_pipeline
 
     # v9.9 is in no mirror; its "public" repository is a folder that does not exist
-    summaries = mlperf_pipeline(["v4.1", "v9.9"], str(warehouse_path), str(mirror), f"file://{tmp_path}/nowhere/")
+    state = mlperf_pipeline(["v4.1", "v9.9"], str(warehouse_path), str(mirror), f"file://{tmp_path}/nowhere/", return_state=True)
+    # the UI shows the truth: the parent Failed after v4.1 went through, naming v9.9; v9.9's own run Failed with its reason
+    assert state.is_failed() and state.message.startswith("mlperf-pipeline: 1 of 2 rounds failed (v9.9: ")
+    with get_client(sync_client=True) as client:
+        parent = client.read_flow_run(state.state_details.flow_run_id)
+        children = client.read_flow_runs(flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[parent.id])))
+    by_name = {run.name: run.state for run in children}
+    assert by_name["ingest-v9-9"].is_failed() and "git ls-remote failed" in by_name["ingest-v9-9"].message
+    assert by_name["ingest-v4-1"].is_completed() and by_name["publish-v4-1"].is_completed()
+    summaries = result_of(state)
     by_round = {s["round"]: s for s in summaries}
     assert by_round["v4.1"]["status"] == "succeeded" and by_round["v4.1"]["n_scores"] == 1
     assert by_round["v9.9"]["status"] == "failed" and "git ls-remote failed" in by_round["v9.9"]["message"]

@@ -63,6 +63,13 @@ def test_v06_nvidia_key_json_lines():
         (b"[1, 2]", "not an object"),
         (b'{"number_of_nodes": "-2", "accelerators_per_node": "8"}', "negative"),
         (b'{"number_of_nodes": "two", "accelerators_per_node": "8"}', "unusable node or accelerator count"),
+        (b'{"number_of_nodes": %d, "accelerators_per_node": 8}' % 2**80, r"out of range \(0 to 1,000,000\): 1.21e\+24"),
+        (b'{"number_of_nodes": "1e18", "accelerators_per_node": "1e3"}', r"out of range \(0 to 1,000,000\): '1e18'"),
+        (b'{"number_of_nodes": 1000, "accelerators_per_node": 2000}', "1,000 nodes x 2,000 accelerators is beyond 1,000,000"),
+        (b'{"number_of_nodes": ' + b"9" * 5000 + b', "accelerators_per_node": 8}', "holds a value that cannot be read: Exceeds the limit"),
+        (b'{"number_of_nodes": ' + b"9" * 4000 + b', "accelerators_per_node": 8}', "an integer of over 300 digits"),
+        (b'{"number_of_nodes": Infinity, "accelerators_per_node": 8}', "not a whole number: inf"),
+        (b'{"nodes": [{"num_nodes": "1e30", "num_accelerators": 8}]}', r"out of range \(0 to 1,000,000\): '1e30'"),
     ],
 )
 def test_unusable_files_are_refused_with_a_reason(data, reason):

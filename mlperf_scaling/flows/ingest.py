@@ -5,6 +5,7 @@ from __future__ import annotations
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
+from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
 from mlperf_scaling.rounds import round_from_name
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.tasks.parse.steps import read_round
@@ -36,7 +37,8 @@ def ingest_round(
 ) -> dict:
     """Read, judge, score, validate and load one round, unless the warehouse holds this very version already.
 
-    A failure is recorded in `ingestions` and reported, never raised: other rounds go on.
+    A failure is recorded in `ingestions` and ends this flow run Failed with the reason (its data the summary),
+    never raised: other rounds go on.
     """
     logger = get_run_logger()
     settings = settings or Settings()
@@ -60,7 +62,7 @@ def ingest_round(
     except Exception as exc:  # one bad round must not stop the others
         message = f"{type(exc).__name__}: {exc}"
         logger.error("ingestion of %s failed: %s", source, message)
-        return record_failure(source, round_name, warehouse, message)
+        return round_failed(record_failure(source, round_name, warehouse, message))  # type: ignore[return-value]
 
 
 @flow(name="ingest")
@@ -78,4 +80,5 @@ def ingest_sources(
     for source in sources:
         resolve_source(source, round_name)  # fail fast on a typo before any work starts
     settings = settings or Settings()
-    return [ingest_round(source, warehouse, round_name, notes_dir, force, settings) for source in sources]
+    summaries = [result_of(ingest_round(source, warehouse, round_name, notes_dir, force, settings, return_state=True)) for source in sources]
+    return rounds_state(summaries, "ingest")  # type: ignore[return-value]

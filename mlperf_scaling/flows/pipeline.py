@@ -9,6 +9,7 @@ from prefect import flow, get_run_logger
 
 from mlperf_scaling.flows.analyze import analyze_round, analyze_trends
 from mlperf_scaling.flows.ingest import ingest_round
+from mlperf_scaling.flows.outcome import result_of, rounds_state
 from mlperf_scaling.flows.publish import publish_round
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
@@ -28,7 +29,8 @@ def mlperf_pipeline(
     """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run.
 
     No rounds (None): every round the source holds. A round whose source version is already loaded, with its report
-    on disk, is skipped in seconds.
+    on disk, is skipped in seconds. When a round fails, its flow run ends Failed, and so does this one once every
+    other round has run, listing the failed rounds; its data holds every round's summary.
     """
     logger = get_run_logger()
     settings = settings or Settings()
@@ -38,7 +40,7 @@ def mlperf_pipeline(
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
         logger.info("%s: source %s", round_name, source)
-        summary = ingest_round(source, warehouse, round_name, force=force, settings=settings)
+        summary = result_of(ingest_round(source, warehouse, round_name, force=force, settings=settings, return_state=True))
         report = Path(reports) / round_name / "index.html"
         if summary["status"] == "unchanged" and report.is_file():
             summary["report"] = str(report)
@@ -49,10 +51,11 @@ def mlperf_pipeline(
             except Exception as exc:  # the round's data is loaded; say what failed after it
                 logger.error("%s: analysis failed: %s", round_name, exc)
                 summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
+                summary["analysis_failed"] = True
         summaries.append(summary)
     if any(s["status"] in ("succeeded", "unchanged") for s in summaries):
         try:
             analyze_trends(warehouse, reports)
         except Exception as exc:  # the rounds are loaded and published; say what failed after them
             logger.error("cross-round trends failed: %s", exc)
-    return summaries
+    return rounds_state(summaries, "mlperf-pipeline")  # type: ignore[return-value]

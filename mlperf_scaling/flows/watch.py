@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
+from prefect.states import Failed
 
+from mlperf_scaling.flows.outcome import is_failure, result_of
 from mlperf_scaling.flows.pipeline import mlperf_pipeline
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings
 from mlperf_scaling.tasks.publish.artifacts import watch_markdown
@@ -33,7 +35,12 @@ def watch_releases(
     to_run = [c.round for c in changes if c.action in (NEW, CHANGED, RESCORE)]
     for change in changes:
         logger.info("%s: head %s, loaded %s: %s", change.round, change.head[:12], (change.loaded_commit or "-")[:12], change.action)
-    summaries = mlperf_pipeline(to_run, warehouse, None, base, reports, settings=settings) if to_run else []
-    create_markdown_artifact(markdown=watch_markdown(base, changes, to_run), key="watch-releases",
-                             description="Rounds found at the remote and what this watch run started")
-    return {"found": {c.round: c.action for c in changes}, "started": to_run, "summaries": summaries}
+    summaries = result_of(mlperf_pipeline(to_run, warehouse, None, base, reports, settings=settings, return_state=True)) if to_run else []
+    create_markdown_artifact(markdown=watch_markdown(base, changes, to_run, summaries), key="watch-releases",
+                             description="Rounds found at the remote, what this watch run started and what failed")
+    result = {"found": {c.round: c.action for c in changes}, "started": to_run, "summaries": summaries}
+    failed = [s for s in summaries if is_failure(s)]
+    if failed:
+        return Failed(message=f"watch-releases: {len(failed)} of {len(summaries)} rounds failed "  # type: ignore[return-value]
+                      f"({'; '.join(str(s.get('round')) + ': ' + str(s.get('message'))[:200] for s in failed)})", data=result)
+    return result

@@ -60,6 +60,14 @@ def benchmark_name(folder: str, round_name: str) -> BenchmarkName:
     return BenchmarkName(folder, folder, "unknown benchmark", listed=False)
 
 
+def canonical_benchmark(canonical_name: str) -> BenchmarkName:
+    """The workload of a name across rounds (`retinanet`, `ssd_resnet34`), from its latest listing."""
+    rows = [row for row in _benchmark_rows() if row["canonical_name"] == canonical_name]
+    if not rows:
+        return BenchmarkName(canonical_name, canonical_name, "unknown benchmark", listed=False)
+    return BenchmarkName(rows[-1]["benchmark"], canonical_name, rows[-1]["workload"])
+
+
 @functools.cache
 def accelerator_table() -> tuple[tuple[str, str, str, str, float | None], ...]:
     """The curated accelerator names: (raw name, vendor, family, form factor, memory GB); empty family = unknown."""

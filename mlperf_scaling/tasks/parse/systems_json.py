@@ -73,15 +73,34 @@ def _clean_text(value: Any) -> str | None:
     return None if value.lower() in _PLACEHOLDERS else value
 
 
+# No system has come near a million nodes or accelerators; a count beyond it is an error in the file, and would
+# overflow the warehouse's 64-bit integers once multiplied.
+MAX_COUNT = 1_000_000
+
+
 def parse_count(value: Any) -> int | None:
-    """'8', 8, 8.0, ' 8 ' -> 8; placeholders -> None; anything else raises ValueError."""
+    """'8', 8, 8.0, ' 8 ' -> 8; placeholders -> None; anything else, or a count beyond MAX_COUNT, raises ValueError."""
+    count = _whole_number(value)
+    if count is not None and count < 0:
+        raise ValueError(f"negative: {_shown(value)}")
+    if count is not None and count > MAX_COUNT:
+        raise ValueError(f"out of range (0 to {MAX_COUNT:,}): {_shown(value)}")
+    return count
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) else f"{value:.3g}" if value.bit_length() < 1000 else "an integer of over 300 digits"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _whole_number(value: Any) -> int | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        if value != value or not value.is_integer():
-            raise ValueError(f"not a whole number: {value!r}")
+        if not value.is_integer():  # NaN and infinity included
+            raise ValueError(f"not a whole number: {_shown(value)}")
         return int(value)
     text = _clean_text(value)
     if text is None:
@@ -89,9 +108,9 @@ def parse_count(value: Any) -> int | None:
     try:
         number = float(text)
     except ValueError:
-        raise ValueError(f"not a number: {value!r}") from None
+        raise ValueError(f"not a number: {_shown(value)}") from None
     if not number.is_integer():
-        raise ValueError(f"not a whole number: {value!r}")
+        raise ValueError(f"not a whole number: {_shown(value)}")
     return int(number)
 
 
@@ -111,6 +130,8 @@ def _load_document(text: str) -> tuple[dict[str, Any], list[str]]:
             if document is None:
                 raise SystemsJsonError(f"systems JSON is not JSON ({first_error})") from None
             notes.append("read as v0.6 'key: {json}' lines")
+    except ValueError as exc:  # not a syntax error: e.g. an integer longer than Python converts (4,300 digits)
+        raise SystemsJsonError(f"systems JSON holds a value that cannot be read: {str(exc)[:120]}") from None
     if not isinstance(document, dict):
         raise SystemsJsonError(f"systems JSON is not an object but a {type(document).__name__}")
     return document, notes
@@ -178,12 +199,15 @@ def parse_system(data: bytes) -> SystemRecord:
         # old schema: accelerators = sum over node groups of num_nodes x num_accelerators
         number_of_nodes = accelerators = 0
         per_node = None
-        for group in nodes_old:
-            group_nodes = parse_count(group.get("num_nodes")) or 0
-            group_accelerators = parse_count(group.get("num_accelerators")) or 0
-            number_of_nodes += group_nodes
-            accelerators += group_nodes * group_accelerators
-            per_node = group_accelerators if per_node is None else per_node
+        try:
+            for group in nodes_old:
+                group_nodes = parse_count(group.get("num_nodes")) or 0
+                group_accelerators = parse_count(group.get("num_accelerators")) or 0
+                number_of_nodes += group_nodes
+                accelerators += group_nodes * group_accelerators
+                per_node = group_accelerators if per_node is None else per_node
+        except ValueError as exc:
+            raise SystemsJsonError(f"systems JSON has an unusable node or accelerator count: {exc}") from None
         model = _clean_text(nodes_old[0].get("accelerator"))
         host = _clean_text(nodes_old[0].get("cpu"))
         notes.append("old schema: accelerators from nodes[]")
@@ -201,8 +225,9 @@ def parse_system(data: bytes) -> SystemRecord:
             notes.append(f"accelerator count unknown: {' and '.join(missing)} missing")
         model = _clean_text(document.get("accelerator_model_name"))
         host = _clean_text(document.get("host_processor_model_name"))
-    if number_of_nodes is not None and number_of_nodes < 0 or per_node is not None and per_node < 0:
-        raise SystemsJsonError("systems JSON has a negative node or accelerator count")
+    if accelerators is not None and accelerators > MAX_COUNT:
+        raise SystemsJsonError(f"systems JSON has an unusable node or accelerator count: {number_of_nodes:,} nodes x "
+                               f"{per_node:,} accelerators is beyond {MAX_COUNT:,}")
 
     division_raw = _clean_text(document.get("division"))
     division = None

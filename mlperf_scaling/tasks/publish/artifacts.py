@@ -122,7 +122,7 @@ def rejections_markdown(round_name: str, rejections: pl.DataFrame, examples: int
     return "\n".join(lines)
 
 
-def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[str]) -> str:
+def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[str], summaries: list[dict] | None = None) -> str:
     lines = [
         "# MLPerf release watch",
         "",
@@ -143,4 +143,8 @@ def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[s
             notes.append(f"- **{change.round}**: {rules.note}")
     if notes:
         lines += ["", "Rounds newer than the rules installed (never silent):", "", *notes]
+    failed = [s for s in summaries or [] if s.get("status") == "failed" or s.get("analysis_failed")]
+    if failed:
+        lines += ["", f"**{len(failed)} of {len(summaries or [])} rounds failed:**", ""]
+        lines += [f"- **{s.get('round')}**: {str(s.get('message') or 'failed').replace('|', '/')}" for s in failed]
     return "\n".join(lines)

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-from mlperf_scaling.reference.lookup import benchmark_name  # noqa: E402
+from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark  # noqa: E402
 
 NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
 PLOT_KINDS = ("scaling", "time", "energy", "systems", "efficiency")
@@ -341,7 +341,7 @@ def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None
         ax.set_ylabel("best time to train, minutes (log scale)")
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=8, loc="best", title="accelerator group x count", title_fontsize=8)
-        ax.set_title(f"{workload}: best time to train at the same scale, round by round", fontsize=11)
+        ax.set_title(f"{canonical_benchmark(workload).model}: best time to train at the same scale, round by round", fontsize=11)
         fig.text(0.01, 0.01, f"Official scores; results carried over unchanged from an earlier round are counted once. {NOTE}",
                  fontsize=7, color="#555555")
         fig.tight_layout(rect=(0, 0.04, 1, 1))

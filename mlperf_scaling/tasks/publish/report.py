@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 import polars as pl
 
-from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
 from mlperf_scaling.tasks.publish.plots import NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
@@ -180,7 +180,7 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
     sections = []
     for workload in sorted(trends["benchmark_canonical"].unique().to_list()):
         figure = {"png": f"plots/{workload}_trend.png", "svg": f"plots/{workload}_trend.svg"} if workload in plots else None
-        sections.append({"workload": workload, "figure": figure,
+        sections.append({"workload": workload, "title": canonical_benchmark(workload).model, "task": canonical_benchmark(workload).task, "figure": figure,
                          "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts()})
     return _templates().get_template("trends.html.j2").render(
         sections=sections, columns=_TREND_COLUMNS, n_carried_over=carried.filter(pl.col("is_carried_over")).height, note=NOTE,

@@ -8,6 +8,7 @@ counts samples; v0.5 writes `epoch`). Only ratios within one benchmark are used,
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,11 @@ class Convergence:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if value == value and value >= 0 else None  # NaN and negatives say nothing
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        return None
+    return number if math.isfinite(number) and number >= 0 else None  # NaN, infinity and negatives say nothing
 
 
 def _last_evaluation(facts: LogFacts) -> dict:
