@@ -68,6 +68,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="mlperf-scaling", description=__doc__.splitlines()[0], epilog=_ENVIRONMENT,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"mlperf-scaling {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     ingest = commands.add_parser("ingest", parents=[warehouse], help="ingest one or more sources into the warehouse")
@@ -110,6 +111,18 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mlperf-scaling")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "unknown"
+
+
+_OPTIONS = {"warehouse", "reports", "remote_base", "mirror", "rounds"}  # settings that also have a command-line option
+
+
 def _settings(**options: Any) -> Settings:
     """The environment's settings, with the options given; a bad value says which, in one line, and exits 2."""
     try:
@@ -117,7 +130,9 @@ def _settings(**options: Any) -> Settings:
     except ValidationError as exc:
         error = exc.errors()[0]
         name = ".".join(str(part) for part in error["loc"]) or "settings"
-        raise SystemExit(f"mlperf-scaling: {name}: {error['msg']} (MLPERF_{name.split('.')[0].upper()} or --{name.split('.')[0].replace('_', '-')})") from None
+        field = name.split(".")[0]
+        where = f"MLPERF_{field.upper()}" + (f" or --{field.replace('_', '-')}" if field in _OPTIONS else "")
+        raise SystemExit(f"mlperf-scaling: {name}: {error['msg']} ({where})") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "trends":
         from mlperf_scaling.flows.analyze import analyze_trends
 
+        if (problem := _loaded_rounds_problem(args.warehouse)) is not None:
+            print(f"mlperf-scaling: {problem}", file=sys.stderr)
+            return 2
         print(f"report: {analyze_trends(str(args.warehouse), str(args.reports))['report']}")
         return 0
     if args.command == "serve":
@@ -200,9 +218,32 @@ def _serve(settings: Settings, cron: str | None) -> int:
     return 0
 
 
+def _loaded_rounds_problem(warehouse: Path, round_name: str | None = None) -> str | None:
+    """Why the warehouse cannot serve this command (missing, written by another version, without the round), or None;
+    read-only, so a mistake leaves nothing behind (no lock file, no warehouse)."""
+    from mlperf_scaling.rounds import round_key
+    from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
+
+    if round_name is not None:
+        try:
+            round_key(round_name)
+        except ValueError as exc:
+            return f"--round: {exc}"
+    try:
+        (rounds,) = read_queries(warehouse, "round_overview")
+    except WarehouseMissing as exc:
+        return str(exc)
+    loaded = rounds["round"].to_list()
+    if not loaded:
+        return f"the warehouse at {warehouse} holds no round yet: run `mlperf-scaling run` or `ingest` first"
+    if round_name is not None and round_name not in loaded:
+        return f"{round_name} is not in the warehouse at {warehouse} (it holds {', '.join(loaded)}): ingest it first"
+    return None
+
+
 def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5) -> int:
-    if not warehouse.exists():
-        print(f"mlperf-scaling: no warehouse at {warehouse}: run `mlperf-scaling run` or `ingest` first", file=sys.stderr)
+    if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
+        print(f"mlperf-scaling: {problem}", file=sys.stderr)
         return 2
     from mlperf_scaling.flows.analyze import analyze_round
     from mlperf_scaling.flows.publish import publish_round

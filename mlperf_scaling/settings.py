@@ -34,6 +34,14 @@ class Settings(BaseSettings):
     # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
     max_source_bytes: int = Field(16 * 1024**3, gt=0, description="the most a source may expand to")
 
+    @field_validator("mirror")
+    @classmethod
+    def _mirror_exists(cls, value: Path | None) -> Path | None:
+        # a mirror that is not there must not quietly turn into downloads from GitHub
+        if value is not None and not value.is_dir():
+            raise ValueError(f"no such folder: {value}")
+        return value
+
     @field_validator("rounds", mode="before")
     @classmethod
     def _split_rounds(cls, value: object) -> object:

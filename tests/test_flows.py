@@ -117,3 +117,35 @@ def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(
     assert rules == [("v5.1", "5.1.0", "checked", "mlperf-logging 4.1.68"), ("v6.2", "6.2.0", "newer", "mlperf-logging 4.1.68")]
     page = (tmp_path / "reports" / "v6.2" / "index.html").read_text()
     assert "ruleset 6.2.0 is newer than the rules installed" in page
+
+
+@pytest.mark.parametrize(
+    ("argv", "environment", "message"),
+    [
+        (["run", "--rounds", "4.1"], {}, "mlperf-scaling: rounds: Value error, not a round name (expected vX.Y, e.g. v4.1): '4.1' (MLPERF_ROUNDS or --rounds)"),
+        (["run", "--mirror", "{tmp}/no-mirror"], {}, "mlperf-scaling: mirror: Value error, no such folder: {tmp}/no-mirror (MLPERF_MIRROR or --mirror)"),
+        (["analyze", "--round", "9.9"], {}, "mlperf-scaling: --round: not a round name (expected vX.Y, e.g. v4.1): '9.9'"),
+        (["analyze", "--round", "v4.1"], {}, "mlperf-scaling: no warehouse at {tmp}/w.duckdb: run `mlperf-scaling run` (or `ingest`) first"),
+        (["trends"], {}, "mlperf-scaling: no warehouse at {tmp}/w.duckdb: run `mlperf-scaling run` (or `ingest`) first"),
+        (["plan", "bert"], {}, "mlperf-scaling: no warehouse at {tmp}/w.duckdb: run `mlperf-scaling run` (or `ingest`) first"),
+        (["trends"], {"MLPERF_NETWORK_RETRIES": "x"},
+         "mlperf-scaling: network_retries: Input should be a valid integer, unable to parse string as an integer (MLPERF_NETWORK_RETRIES)"),
+    ],
+)
+def test_user_mistakes_are_one_line_exit_2_and_leave_nothing(argv, environment, message, tmp_path, monkeypatch, capsys):
+    from mlperf_scaling.cli import main
+
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    argv = [part.replace("{tmp}", str(tmp_path)) for part in argv]
+    assert main([*argv, "--warehouse", str(tmp_path / "w.duckdb")]) == 2
+    err = capsys.readouterr().err
+    assert err == message.replace("{tmp}", str(tmp_path)) + "\n"
+    assert list(tmp_path.iterdir()) == []  # no warehouse, no lock file
+
+
+def test_version(capsys):
+    from mlperf_scaling.cli import main
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("mlperf-scaling 0.")

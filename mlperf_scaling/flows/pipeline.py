@@ -39,7 +39,10 @@ def mlperf_pipeline(
     summaries = []
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
-        logger.info("%s: source %s", round_name, source)
+        if mirror and not Path(source).exists():
+            logger.warning("%s is not in the mirror %s: fetched online from %s", round_name, mirror, source)
+        else:
+            logger.info("%s: source %s", round_name, source)
         summary = result_of(ingest_round(source, warehouse, round_name, force=force, settings=settings, return_state=True))
         report = Path(reports) / round_name / "index.html"
         if summary["status"] == "unchanged" and report.is_file():
