@@ -34,6 +34,25 @@ print("committed", flush=True)
 """
 
 
+def _descendants_of_dead(pids_before: set[int]) -> list[str]:
+    """multiprocessing helpers (fork server, resource tracker, workers) started since `pids_before` and still alive."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) in pids_before:
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "multiprocessing.forkserver" in command or "multiprocessing.resource_tracker" in command:
+            found.append(f"{entry.name}: {command[:80]}")
+    return found
+
+
+def _pids() -> set[int]:
+    return {int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
+
+
 def run_ingest(source: Path, warehouse: Path, kill_after_s: float | None = None, into_load: bool = False) -> bool:
     """Ingest in a separate process; with `kill_after_s`, SIGKILL it that long after it starts (or, with
     `into_load`, after it starts writing). True when it ran to the end."""
@@ -63,6 +82,16 @@ def checksums(warehouse: Path) -> dict[str, tuple]:
         return {table: tuple(connection.execute(
             f"select count(*), coalesce(sum(hash(r)), 0) from (select * from {table} where round = 'v4.1') as r").fetchall()[0])
             for table in ROUND_TABLES}
+
+
+def test_no_process_outlives_a_killed_ingestion(tmp_path):
+    before = _pids()
+    # killed while its parsing workers are busy: they, the fork server and the resource tracker must all go
+    assert not run_ingest(archive("v4.1"), tmp_path / "w.duckdb", kill_after_s=2.0)
+    deadline = time.monotonic() + 10
+    while (left := _descendants_of_dead(before)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left == []
 
 
 def test_sigkill_during_ingestion_never_leaves_a_half_written_round(tmp_path):

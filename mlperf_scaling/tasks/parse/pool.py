@@ -13,8 +13,10 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import select
 import sys
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
@@ -92,8 +94,44 @@ def _executor(workers: int) -> ProcessPoolExecutor:
         if executor is None or getattr(executor, "_broken", False):
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
-            executor = _shared[workers] = ProcessPoolExecutor(workers, mp_context=context)
+            executor = _shared[workers] = ProcessPoolExecutor(workers, mp_context=context, initializer=exit_with_parent,
+                                                              initargs=(os.getpid(),))
         return executor
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """In a worker: end this process as soon as the process that started the pool is gone, killed or not.
+
+    A worker's own parent is the fork server, which lives as long as any worker does (each holds its alive pipe), and
+    a worker waiting for work never notices its caller died: without this, a SIGKILLed run leaves the fork server,
+    the resource tracker and every worker behind.
+    """
+    try:
+        handle = os.pidfd_open(parent_pid)
+    except (AttributeError, OSError):  # no pidfd (not Linux 5.3+) or the parent already gone
+        handle = None
+        if not _alive(parent_pid):
+            os._exit(1)
+
+    def watch() -> None:
+        if handle is not None:
+            select.select([handle], [], [])  # readable once the process has ended
+        else:
+            while _alive(parent_pid):
+                time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @atexit.register
