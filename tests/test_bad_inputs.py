@@ -6,11 +6,13 @@ Every case asserts the exact reason given, that nothing crashes, and that every 
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import io
 import json
 import os
 import random
 import shutil
+import subprocess
 import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -329,3 +331,39 @@ def test_decompression_bomb_is_bounded(tmp_path):
     with pytest.raises(SourceError, match="expands beyond .* GiB: refused as a decompression bomb"):
         with open_source(resolve_source(str(bomb)), max_source_bytes=5_000_000) as stream:
             score_stream(stream, "v4.1", workers=1)
+
+
+def _gnu_tar_gz(real_slice: Path, target: Path) -> Path:
+    # GNU tar ends the archive exactly where the gzip stream ends: the reader meets what follows
+    subprocess.run(["tar", "-C", str(real_slice.parent), "-czf", str(target), real_slice.name], check=True)
+    return target
+
+
+@pytest.mark.parametrize("tail", [b"garbage\n", b"\0" * 100, bytes(range(256)) * 20], ids=["text", "zeros", "binary"])
+def test_bytes_after_the_gzip_stream_are_read_as_gzip_does(tail, real_slice, tmp_path):
+    folder = tmp_path / "training_results_v4.1"
+    shutil.copytree(real_slice, folder)
+    (tmp_path / "out").mkdir()
+    archive = _gnu_tar_gz(folder, tmp_path / "out" / "training_results_v4.1.tar.gz")
+    with archive.open("ab") as handle:
+        handle.write(tail)
+    assert subprocess.run(["gzip", "-t", str(archive)], capture_output=True).returncode in (0, 2)  # gzip: a warning at most
+    with open_source(resolve_source(str(archive))) as stream:
+        data = score_stream(stream, "v4.1", workers=1)
+    reasons = dict(zip(data.rejections["path"], data.rejections["reason"], strict=True))
+    assert reasons["training_results_v4.1.tar.gz"] == f"{len(tail):,} bytes after the end of the gzip stream: ignored, as gzip -d does"
+    assert data.scores.filter(pl.col("status") == "scored").height == 1 and data.runs.height == 10
+
+
+def test_a_gzip_file_of_several_members_is_read_whole(real_slice, tmp_path):
+    folder = tmp_path / "training_results_v4.1"
+    shutil.copytree(real_slice, folder)
+    plain = tmp_path / "plain.tar"
+    subprocess.run(["tar", "-C", str(tmp_path), "-cf", str(plain), folder.name], check=True)
+    data = plain.read_bytes()
+    archive = tmp_path / "out" / "training_results_v4.1.tar.gz"
+    archive.parent.mkdir()
+    archive.write_bytes(gzip.compress(data[: len(data) // 3]) + gzip.compress(data[len(data) // 3:]))  # as `cat a.gz b.gz`
+    with open_source(resolve_source(str(archive))) as stream:
+        scored = score_stream(stream, "v4.1", workers=1)
+    assert scored.runs.height == 10 and scored.rejections.filter(pl.col("path").str.ends_with(".tar.gz")).height == 0
