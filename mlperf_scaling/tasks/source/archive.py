@@ -52,6 +52,7 @@ class _HashingReader(io.RawIOBase):
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_INFLATE_ERROR: type[Exception] = isal_zlib.error  # ISA-L's own error class, not an OSError
 _CHUNK = 1 << 20
 
 
@@ -132,7 +133,7 @@ def archive_members(path: Path, max_source_bytes: int) -> MemberStream:
             yield from read_members()
         except SourceError:
             raise
-        except (tarfile.TarError, EOFError, OSError, ValueError, isal_zlib.error) as exc:
+        except (tarfile.TarError, EOFError, OSError, ValueError, _INFLATE_ERROR) as exc:
             raise corrupt(exc) from None
 
     def reader_of(handle) -> Callable[[], bytes]:
@@ -140,7 +141,7 @@ def archive_members(path: Path, max_source_bytes: int) -> MemberStream:
             # the consumer reads a member's bytes, so a broken stream surfaces here too
             try:
                 return handle.read()
-            except (tarfile.TarError, EOFError, OSError, ValueError, isal_zlib.error) as exc:
+            except (tarfile.TarError, EOFError, OSError, ValueError, _INFLATE_ERROR) as exc:
                 raise corrupt(exc) from None
 
         return load
