@@ -7,6 +7,7 @@ import io
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from isal import isal_zlib
 
@@ -52,7 +53,7 @@ class _HashingReader(io.RawIOBase):
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_INFLATE_ERROR: type[Exception] = isal_zlib.error  # ISA-L's own error class, not an OSError
+_INFLATE_ERROR = cast(type[Exception], isal_zlib.error)  # ISA-L's own error class, not an OSError (its stub says otherwise)
 _CHUNK = 1 << 20
 
 
