@@ -47,13 +47,17 @@ def _print_summaries(summaries: list[dict]) -> int:
     for column, justify in columns:
         table.add_column(column, justify=justify, no_wrap=True)
     failed = 0
+    notes = []
     for s in summaries:
         failed += s["status"] == "failed" or bool(s.get("analysis_failed"))
         table.add_row(s["round"], s["status"], str(s["n_systems"]), str(s["n_runs"]), str(s["n_valid_runs"]), str(s["n_scores"]),
                       str(s["n_scored"]), str(s["n_rejections"]), f"{s['seconds']:.1f}", s["source"])
-        if s["status"] == "failed" or s.get("message"):
-            table.add_row("", s["message"] or "", end_section=False)
-    _console().print(table)
+        if s.get("message"):
+            notes.append(f"{s['round']}: {s['message']}")
+    console = _console()
+    console.print(table)
+    for note in notes:  # below the table, whole: a long reason must not squeeze the columns
+        console.print(note, soft_wrap=True)
     return 1 if failed else 0
 
 
@@ -106,6 +110,13 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     plan.add_argument("--max-accelerators", type=int, help="accelerators you have")
     plan.add_argument("--price-per-accelerator-hour", type=float, metavar="USD", help="adds the cost of a training run")
     plan.add_argument("--threshold", type=float, default=0.5, help="efficiency still worth paying for (default 0.5)")
+    query = commands.add_parser("query", parents=[warehouse], help="run one read-only SQL query on the warehouse and print the result")
+    query.add_argument("sql", metavar="SQL", help="e.g. \"select * from latest_recommendations where benchmark = 'bert'\"")
+    query.add_argument("--format", dest="output_format", choices=["table", "csv", "json"], default="table", help="output (default table)")
+    query.add_argument("--limit", type=int, default=50, help="rows printed as a table (default 50; 0: all)")
+    export = commands.add_parser("export", parents=[warehouse], help="write every table as Parquet or CSV files, for any tool")
+    export.add_argument("directory", type=Path, metavar="DIR", help="a new or empty folder")
+    export.add_argument("--format", dest="file_format", choices=["parquet", "csv"], default="parquet", help="file format (default parquet)")
     paper = commands.add_parser("paper-table", parents=[warehouse], help="Table I of arXiv 2509.03263 beside this warehouse's values")
     paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
     return parser
@@ -147,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
+    if args.command in ("query", "export"):
+        return _query(args) if args.command == "query" else _export(args)
     if args.command == "plan":
         from mlperf_scaling.plan_command import print_plan
 
@@ -252,6 +265,47 @@ def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float =
     published = publish_round(round_name, str(warehouse), str(reports))
     print(f"{round_name}: {result['n_systems']} systems analysed, {result['n_excluded']} score rows left out")
     print(f"report: {published['report']}")
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    from mlperf_scaling.warehouse.export import QueryError, run_query
+    from mlperf_scaling.warehouse.read import WarehouseMissing
+
+    try:
+        result = run_query(args.warehouse, args.sql)
+    except (WarehouseMissing, QueryError) as exc:
+        print(f"mlperf-scaling: {exc}", file=sys.stderr)
+        return 2
+    if args.output_format == "csv":
+        sys.stdout.write(result.write_csv())
+    elif args.output_format == "json":
+        sys.stdout.write(result.write_json() + "\n")
+    else:
+        shown = result if args.limit <= 0 else result.head(args.limit)
+        table = Table(box=None, header_style="bold")
+        for name, dtype in shown.schema.items():
+            table.add_column(name, justify="right" if dtype.is_numeric() else "left")
+        for row in shown.iter_rows():
+            table.add_row(*("" if v is None else f"{v:,.4g}" if isinstance(v, float) else str(v) for v in row))
+        _console().print(table)
+        more = result.height - shown.height
+        print(f"{result.height:,} rows" + (f" ({more:,} not shown: --limit 0 shows all, --format csv writes them)" if more else ""))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from mlperf_scaling.warehouse.export import export_database
+    from mlperf_scaling.warehouse.read import WarehouseMissing
+
+    try:
+        files = export_database(args.warehouse, args.directory, args.file_format)
+    except (WarehouseMissing, FileExistsError) as exc:
+        print(f"mlperf-scaling: {exc}", file=sys.stderr)
+        return 2
+    tables = [f for f in files if f.suffix == f".{args.file_format}"]
+    print(f"{len(tables)} tables written to {args.directory} as {args.file_format}, with schema.sql and load.sql "
+          f"(DuckDB: IMPORT DATABASE '{args.directory}')")
     return 0
 
 

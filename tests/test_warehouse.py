@@ -184,3 +184,38 @@ def test_a_warehouse_of_other_table_definitions_is_rebuilt_and_says_so(warehouse
     assert said and "rebuilt from scratch" in said[0]
     _load("v4.1", warehouse_path)
     assert set(loaded_versions(str(warehouse_path))) == {"v4.1"}
+
+
+def test_query_and_export_read_only_for_any_tool(real_slice, tmp_path, capsys):
+    from conftest import ingest_source
+
+    from mlperf_scaling.cli import main
+
+    warehouse = tmp_path / "w.duckdb"
+    ingest_source(str(real_slice), warehouse)
+    with connect(warehouse, read_only=True) as connection:
+        # DuckDB 1.0's storage format: the 1.x command-line tool and libraries open it
+        tags = dict(connection.execute("select database_name, tags from duckdb_databases()").fetchall())
+    assert tags["w"]["storage_version"] == "v1.0.0+"
+
+    assert main(["query", "select round, n_runs, n_valid_runs from round_summary", "--warehouse", str(warehouse)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["round", "n_runs", "n_valid_runs"] and out[1].split() == ["v4.1", "10", "10"] and out[-1] == "1 rows"
+    assert main(["query", "select system, accelerators from systems", "--format", "csv", "--warehouse", str(warehouse)]) == 0
+    assert capsys.readouterr().out == "system,accelerators\nb200_preview_nemo,8\n"
+    before = warehouse.read_bytes()
+    assert main(["query", "delete from runs", "--warehouse", str(warehouse)]) == 2
+    assert "read-only mode" in capsys.readouterr().err and warehouse.read_bytes() == before
+    assert main(["query", "select * from no_such_table", "--warehouse", str(warehouse)]) == 2
+    assert capsys.readouterr().err.startswith("mlperf-scaling: Catalog Error: Table with name no_such_table does not exist!")
+
+    folder = tmp_path / "export"
+    assert main(["export", str(folder), "--warehouse", str(warehouse)]) == 0
+    assert {"runs.parquet", "scores.parquet", "rejections.parquet", "recommendations.parquet", "schema.sql", "load.sql"} <= {
+        p.name for p in folder.iterdir()}
+    assert pl.read_parquet(folder / "runs.parquet").height == 10
+    fresh = duckdb.connect()
+    fresh.execute(f"import database '{folder}'")
+    assert fresh.execute("select count(*) from runs").fetchone() == (10,)
+    assert main(["export", str(folder), "--warehouse", str(warehouse)]) == 2  # never mixed into an earlier export
+    assert "is not an empty folder" in capsys.readouterr().err

@@ -18,11 +18,16 @@ import duckdb
 log = logging.getLogger(__name__)
 
 # Offline machines: fail at once instead of trying to download an extension.
-_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# Files are written in DuckDB 1.0's storage format, which every DuckDB from 1.0 on reads (the 1.x command-line tool,
+# pandas via duckdb 1.x, BI tools); DuckDB 2.0's own format is unreadable before 2.0.
+STORAGE_VERSION = "v1.0.0"
+_CONFIG: dict[str, str | bool] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+_NEW_FILE_CONFIG: dict[str, str | bool] = {**_CONFIG, "storage_compatibility_version": STORAGE_VERSION}
 
 
 def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+    config = _CONFIG if read_only or Path(path).exists() else _NEW_FILE_CONFIG
+    return duckdb.connect(str(path), read_only=read_only, config=dict(config))
 
 
 def sql_files() -> list[tuple[str, str]]:
@@ -37,7 +42,7 @@ def sql_files() -> list[tuple[str, str]]:
 
 def schema_version() -> str:
     """A digest of the DDL: a warehouse written under other table definitions is rebuilt, not patched."""
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(STORAGE_VERSION.encode())  # a file in another storage format is rebuilt too
     for name, text in sql_files():
         digest.update(name.encode() + b"\0" + text.encode())
     return digest.hexdigest()[:16]

@@ -1,0 +1,45 @@
+"""The warehouse for any tool: one read-only SQL statement, or every table written out as files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from mlperf_scaling.warehouse.read import open_reader
+
+
+class QueryError(ValueError):
+    """The statement failed (syntax, unknown table, an attempt to write); the message is DuckDB's, in one line."""
+
+
+def run_query(warehouse: Path | str, sql: str) -> pl.DataFrame:
+    """The result of one statement on a read-only connection: nothing can be changed, and no writer is waited for."""
+    connection = open_reader(warehouse)
+    try:
+        relation = connection.sql(sql)
+        if relation is None:
+            raise QueryError("the statement returns no rows; only queries are run (the warehouse is opened read-only)")
+        return relation.pl()
+    except duckdb.Error as exc:
+        raise QueryError(" ".join(str(exc).split())) from None
+    finally:
+        connection.close()
+
+
+def export_database(warehouse: Path | str, folder: Path, file_format: str = "parquet") -> list[Path]:
+    """Every table as `<table>.parquet` (or .csv) in `folder`, with `schema.sql` and `load.sql`, DuckDB's EXPORT
+    DATABASE: any DuckDB (`IMPORT DATABASE 'folder'`), pandas, polars, Spark or a BI tool reads them."""
+    if file_format not in ("parquet", "csv"):
+        raise ValueError(f"format: parquet or csv, not {file_format!r}")
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise FileExistsError(f"{folder} exists and is not an empty folder: name a new one")
+    connection = open_reader(warehouse)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        literal = str(folder).replace("'", "''")  # EXPORT takes no bound parameter for its path
+        connection.execute(f"export database '{literal}' (format {file_format})")
+    finally:
+        connection.close()
+    return sorted(folder.iterdir())
