@@ -217,6 +217,11 @@ def test_bad_input(case: Case, real_slice, tmp_path):
             assert reason.startswith(case.reason[:-3]), reason
         else:
             assert reason == case.reason
+        # who and what the file belongs to, read from its place, in every rejection that has one
+        row = frames["rejections"].filter(pl.col("path") == case.path).row(0, named=True)
+        expected_place = ("NVIDIA", "b200_preview_nemo", None if case.path == SYSTEM else "llama2_70b_lora")
+        if case.path.startswith((FOLDER + "/", SYSTEM)):
+            assert (row["submitter"], row["system"], row["benchmark"]) == expected_place
     runs = frames["runs"]
     assert int(runs["is_valid"].sum()) == case.valid_runs
     mutated = root / LOG

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from mlperf_scaling.contracts.common import frame_schema
+from mlperf_scaling.contracts.rejections import RejectionsSchema
+
 
 class ContractError(RuntimeError):
     """A failure that is not about particular rows (a missing column, a wrong type): a bug, not bad data."""
@@ -39,9 +42,12 @@ def split_valid_rows(
         .sort("index")
     )
     key = pl.concat_str([pl.col(c).cast(pl.String).fill_null("") for c in key_columns], separator="/")
+    place = [(pl.col(c).cast(pl.String) if c in bad.columns else pl.lit(None, dtype=pl.String)).alias(c)
+             for c in ("submitter", "system", "benchmark")]
     rejections = bad.select(
         pl.col("round"),
         pl.format("{}:{}", pl.lit(table), key).alias("path"),
+        *place,
         pl.lit("validate").alias("stage"),
         pl.format("row rejected by the {} contract: {}", pl.lit(table), pl.col("reason")).alias("reason"),
     )
@@ -51,4 +57,4 @@ def split_valid_rows(
 
 
 def _empty_rejections() -> pl.DataFrame:
-    return pl.DataFrame(schema={"round": pl.String, "path": pl.String, "stage": pl.String, "reason": pl.String})
+    return pl.DataFrame(schema=frame_schema(RejectionsSchema))

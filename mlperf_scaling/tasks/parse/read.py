@@ -71,7 +71,14 @@ class RoundFacts:
         return self.system_names.get((member.submitter, member.system, member.submission)) or member.system or ""
 
     def reject(self, path: str, stage: Stage, reason: str) -> None:
-        self.rejections.append({"round": self.round, "path": path, "stage": stage.value, "reason": reason})
+        self.rejections.append(rejection(self.round, path, stage, reason))
+
+
+def rejection(round_name: str, path: str, stage: Stage, reason: str) -> dict[str, Any]:
+    """A rejection row; its submitter, system and benchmark are read from the file's place, where it says."""
+    member = classify(path)
+    return {"round": round_name, "path": path, "submitter": member.submitter, "system": member.system,
+            "benchmark": member.benchmark, "stage": stage.value, "reason": reason}
 
 
 class _Collector:
@@ -105,7 +112,7 @@ class _Collector:
             files["node" if file_name.startswith("node_") else "sw"].append(parsed)
 
     def reject(self, path: str, stage: Stage, reason: str) -> None:
-        self.rejections.append({"round": self.round, "path": path, "stage": stage.value, "reason": reason})
+        self.rejections.append(rejection(self.round, path, stage, reason))
 
     def add(self, member: Member, load: Callable[[], bytes]) -> None:
         if member.kind == IGNORED:
