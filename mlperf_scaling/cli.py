@@ -24,6 +24,7 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_MIRROR        a folder of training_results_vX.Y.tar.gz or git repositories
   MLPERF_ROUNDS        rounds to run, space-separated (unset: every round the source holds)
   MLPERF_REMOTE_BASE   prefix of the round repositories (https://github.com/mlcommons/)
+  MLPERF_OFFLINE       1: never use the network (rounds from the mirror only)
   MLPERF_NETWORK_TIMEOUT_S, MLPERF_CLONE_TIMEOUT_S, MLPERF_NETWORK_RETRIES, MLPERF_RETRY_DELAY_S, MLPERF_MAX_SOURCE_BYTES
 """
 
@@ -79,6 +80,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     ingest.add_argument("sources", nargs="+", metavar="SOURCE", help="git URL, local git repository, directory or .tar.gz")
     ingest.add_argument("--round", dest="round_name", help="round of the source (default: from its name training_results_vX.Y)")
     ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
+    ingest.add_argument("--offline", action="store_true", default=None, help="refuse git URLs: local sources only (MLPERF_OFFLINE)")
 
     run = commands.add_parser("run", parents=[warehouse, reports, remote], help="the main job: ingest, analyse and publish every round")
     run.add_argument(
@@ -88,6 +90,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     )
     run.add_argument("--mirror", type=Path, default=settings.mirror, help="folder of training_results_vX.Y.tar.gz or git repos; else the public repos")
     run.add_argument("--force", action="store_true", help="re-ingest rounds whose source version is already loaded")
+    run.add_argument("--offline", action="store_true", default=None, help="never use the network: every round from --mirror (MLPERF_OFFLINE)")
 
     analyze = commands.add_parser("analyze", parents=[warehouse, reports], help="redo the analysis and the report of a round from the warehouse alone")
     analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
@@ -131,7 +134,7 @@ def _version() -> str:
         return "unknown"
 
 
-_OPTIONS = {"warehouse", "reports", "remote_base", "mirror", "rounds"}  # settings that also have a command-line option
+_OPTIONS = {"warehouse", "reports", "remote_base", "mirror", "rounds", "offline"}  # settings that also have a command-line option
 
 
 def _settings(**options: Any) -> Settings:
@@ -149,7 +152,11 @@ def _settings(**options: Any) -> Settings:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser(_settings()).parse_args(argv)
-        settings = _settings(**{name: getattr(args, name) for name in ("warehouse", "reports", "remote_base", "mirror", "rounds") if hasattr(args, name)})
+        settings = _settings(**{name: getattr(args, name) for name in sorted(_OPTIONS) if hasattr(args, name)})
+        if args.command == "run" and settings.offline and settings.mirror is None:
+            raise SystemExit("mlperf-scaling: --offline reads every round from a mirror: give --mirror DIR (or MLPERF_MIRROR)")
+        if args.command == "watch" and settings.offline:
+            raise SystemExit("mlperf-scaling: watch asks the remote what it publishes, which --offline (MLPERF_OFFLINE) forbids")
     except SystemExit as stop:
         if isinstance(stop.code, str):
             print(stop.code, file=sys.stderr)
@@ -177,8 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "watch":
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.watch import watch_releases
+        from mlperf_scaling.tasks.source.members import SourceError
 
-        result = result_of(watch_releases(str(args.warehouse), args.remote_base, str(args.reports), settings=settings, return_state=True))
+        try:
+            result = result_of(watch_releases(str(args.warehouse), args.remote_base, str(args.reports), settings=settings, return_state=True))
+        except SourceError as exc:  # the remote cannot be reached: an error, never "nothing new"
+            print(f"mlperf-scaling: {exc}", file=sys.stderr)
+            return 1
         for round_name, action in result["found"].items():
             print(f"{round_name:<6} {action}")
         print(f"started: {', '.join(result['started']) or 'nothing'}")
@@ -204,11 +216,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.pipeline import mlperf_pipeline
+        from mlperf_scaling.tasks.source.members import SourceError
 
-        summaries = result_of(mlperf_pipeline(
-            args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports),
-            args.force, settings=settings, return_state=True,
-        ))
+        try:
+            summaries = result_of(mlperf_pipeline(
+                args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports),
+                args.force, settings=settings, return_state=True,
+            ))
+        except SourceError as exc:  # no round could even be listed (the remote cannot be reached)
+            print(f"mlperf-scaling: {exc}", file=sys.stderr)
+            return 1
     status = _print_summaries(summaries)
     print(f"warehouse: {args.warehouse}")
     for summary in summaries:

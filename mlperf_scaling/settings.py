@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     remote_base: str = Field(PUBLIC_REMOTE_BASE, description="prefix of the round repositories")
     # None: every round the source holds (each training_results_vX.Y of the mirror, or every round published)
     rounds: Annotated[list[str] | None, NoDecode] = Field(None, description="rounds to run, space-separated")
+    offline: bool = Field(False, description="never use the network: every round from the mirror (or a local source)")
     # Network steps: a bound on each git call, and how often and how soon a failed one is tried again.
     network_timeout_s: float = Field(60, gt=0, description="seconds allowed for one git ls-remote")
     clone_timeout_s: float = Field(900, gt=0, description="seconds allowed for one clone")

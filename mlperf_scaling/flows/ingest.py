@@ -13,8 +13,9 @@ from mlperf_scaling.tasks.publish.steps import publish_rejections
 from mlperf_scaling.tasks.score.compliance import judge_for
 from mlperf_scaling.tasks.score.rules import rules_for_round
 from mlperf_scaling.tasks.score.steps import score
+from mlperf_scaling.tasks.source.git import RemoteUnreachable
 from mlperf_scaling.tasks.source.members import SourceError
-from mlperf_scaling.tasks.source.resolve import resolve_source
+from mlperf_scaling.tasks.source.resolve import is_network_source, resolve_source
 from mlperf_scaling.tasks.source.steps import find_source_version
 from mlperf_scaling.warehouse.steps import check_loaded, load_round, record_failure, validate_round
 
@@ -44,7 +45,11 @@ def ingest_round(
     settings = settings or Settings()
     # network steps: bounded in time, retried a bounded number of times, then this round fails alone
     try:
-        round_name = resolve_source(source, round_name).round
+        resolved = resolve_source(source, round_name)
+        round_name = resolved.round
+        if settings.offline and is_network_source(resolved):
+            raise SourceError(f"{round_name} would be fetched from {source}, and --offline (MLPERF_OFFLINE) forbids the network: "
+                              "put the round in the mirror")
         version = find_source_version.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(source, round_name, settings.network_timeout_s)
         loaded = None if force else check_loaded(warehouse, round_name, version)
         if loaded is not None:
@@ -62,7 +67,9 @@ def ingest_round(
     except Exception as exc:  # one bad round must not stop the others
         message = f"{type(exc).__name__}: {exc}"
         logger.error("ingestion of %s failed: %s", source, message)
-        return round_failed(record_failure(source, round_name, warehouse, message))  # type: ignore[return-value]
+        summary = record_failure(source, round_name, warehouse, message)
+        summary["remote_unreachable"] = isinstance(exc, RemoteUnreachable)
+        return round_failed(summary)  # type: ignore[return-value]
 
 
 @flow(name="ingest")

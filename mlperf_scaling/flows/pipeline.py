@@ -14,6 +14,7 @@ from mlperf_scaling.flows.publish import publish_round
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.steps import list_rounds
+from mlperf_scaling.warehouse.steps import record_failure
 
 
 @flow(name="mlperf-pipeline")
@@ -37,13 +38,22 @@ def mlperf_pipeline(
     if rounds is None:
         rounds = list_rounds.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(mirror, remote_base, rounds_of_installed_rules(), settings.network_timeout_s)
     summaries = []
+    unreachable: str | None = None  # once the remote cannot be reached, the other rounds there are not tried
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
-        if mirror and not Path(source).exists():
-            logger.warning("%s is not in the mirror %s: fetched online from %s", round_name, mirror, source)
+        local = Path(source).exists()
+        if mirror and not local:
+            logger.warning("%s is not in the mirror %s: %s %s", round_name, mirror,
+                           "and --offline forbids fetching it from" if settings.offline else "fetched online from", source)
         else:
             logger.info("%s: source %s", round_name, source)
-        summary = result_of(ingest_round(source, warehouse, round_name, force=force, settings=settings, return_state=True))
+        if unreachable is not None and not local:
+            summary = record_failure(source, round_name, warehouse, f"not tried, the remote cannot be reached: {unreachable}")
+            summary["remote_unreachable"] = True
+        else:
+            summary = result_of(ingest_round(source, warehouse, round_name, force=force, settings=settings, return_state=True))
+            if summary.get("remote_unreachable"):
+                unreachable = summary.get("message")
         report = Path(reports) / round_name / "index.html"
         if summary["status"] == "unchanged" and report.is_file():
             summary["report"] = str(report)

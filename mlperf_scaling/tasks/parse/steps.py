@@ -15,6 +15,7 @@ from mlperf_scaling.tasks.run_context import ProgressBar, artifact_key, run_logg
 from mlperf_scaling.tasks.source.members import DEFAULT_MAX_SOURCE_BYTES, Provenance
 from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes, notes_folder_for
 from mlperf_scaling.tasks.source.resolve import Source, open_source, resolve_source
+from mlperf_scaling.tasks.source.steps import worth_retrying
 
 
 @dataclass
@@ -28,7 +29,7 @@ class RoundFiles:
 
 
 # The facts it returns are never hashed for caching; retries (a flaky clone) are set by the flow.
-@task(name="read-round", timeout_seconds=3600, cache_policy=NO_CACHE)
+@task(name="read-round", timeout_seconds=3600, cache_policy=NO_CACHE, retry_condition_fn=worth_retrying)
 def read_round(
     spec: str,
     round_name: str | None = None,

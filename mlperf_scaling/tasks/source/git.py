@@ -8,6 +8,24 @@ from pathlib import Path
 
 from mlperf_scaling.tasks.source.members import SourceError, refuse_option_like
 
+
+class RemoteUnreachable(SourceError):
+    """The remote could not be reached at all (name not resolved, connection refused or cut, no answer in time): a
+    network problem, told apart from an absent repository, and not worth trying again at once."""
+
+
+class RepositoryAbsent(SourceError):
+    """The remote answered: there is no such repository (or it is not public)."""
+
+
+# what git (through curl or ssh) says when it never reached the remote
+_UNREACHABLE = ("could not resolve host", "failed to connect", "couldn't connect", "connection refused", "connection timed out",
+                "network is unreachable", "no route to host", "operation timed out", "temporary failure in name resolution",
+                "name or service not known", "ssl connection", "connection reset")
+_ABSENT = ("repository not found", "not found", "does not appear to be a git repository", "authentication failed",
+           "the requested url returned error: 404", "correct access rights")
+MIRROR_HINT = "without network, read the rounds from a mirror: --mirror DIR (e.g. ../shared/mlperf) or --offline"
+
 # Folders a result repository keeps data in; the benchmark code next to them is never fetched.
 SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/"]
 
@@ -22,10 +40,20 @@ def _run_git(args: list[str], cwd: Path | None, timeout_s: float) -> str:
             ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s, env=env, check=False
         )
     except subprocess.TimeoutExpired:
-        raise SourceError(f"git {args[0]} did not finish within {timeout_s:.0f} s") from None
+        raise RemoteUnreachable(f"git {args[0]} did not finish within {timeout_s:.0f} s: the remote does not answer; {MIRROR_HINT}") from None
     if done.returncode != 0:
-        raise SourceError(f"git {args[0]} failed: {done.stderr.strip()[-500:]}")
+        raise classify_git_failure(args[0], done.stderr.strip())
     return done.stdout
+
+
+def classify_git_failure(command: str, stderr: str) -> SourceError:
+    said = stderr.lower()
+    detail = stderr[-500:]
+    if any(text in said for text in _UNREACHABLE):
+        return RemoteUnreachable(f"git {command} failed: cannot reach the remote ({detail.splitlines()[-1] if detail else 'no answer'}); {MIRROR_HINT}")
+    if any(text in said for text in _ABSENT):
+        return RepositoryAbsent(f"git {command} failed: no such repository ({detail.splitlines()[-1] if detail else ''})")
+    return SourceError(f"git {command} failed: {detail}")
 
 
 def git_head(repo: Path) -> str:

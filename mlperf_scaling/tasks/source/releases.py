@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 
 from mlperf_scaling.rounds import next_round_names, repository_name, round_key
-from mlperf_scaling.tasks.source.git import remote_head
-from mlperf_scaling.tasks.source.members import SourceError
+from mlperf_scaling.tasks.source.git import RepositoryAbsent, remote_head
 
 
 def normalise_remote_base(prefix: str) -> str:
@@ -35,14 +34,18 @@ def rounds_in_mirror(mirror: Path) -> list[str]:
 
 
 def discover_rounds(remote_base: str, known: list[str], timeout_s: float = 60) -> dict[str, str]:
-    """Round -> head commit, for every round found at the remote."""
+    """Round -> head commit, for every round found at the remote.
+
+    A repository the remote says is absent is simply not a round; a remote that cannot be reached raises
+    RemoteUnreachable at the first probe, rather than looking like "nothing published".
+    """
     heads: dict[str, str] = {}
 
     def probe(round_name: str) -> bool:
         try:
             heads[round_name] = remote_head(remote_base + repository_name(round_name), timeout_s)
             return True
-        except SourceError:
+        except RepositoryAbsent:
             return False
 
     for round_name in sorted(set(known), key=round_key):

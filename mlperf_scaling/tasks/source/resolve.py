@@ -61,6 +61,11 @@ def resolve_source(spec: str, round_name: str | None = None) -> Source:
     return Source(spec, kind, found, location)
 
 
+def is_network_source(source: Source) -> bool:
+    """True for a source read over the network (a git URL other than file://)."""
+    return source.kind == GIT_URL and not source.location.startswith("file://")
+
+
 @contextmanager
 def open_source(
     source: Source, work_dir: Path | None = None, git_timeout_s: float = 900, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES

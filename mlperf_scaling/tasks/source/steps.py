@@ -11,18 +11,25 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from mlperf_scaling.tasks.run_context import run_logger
+from mlperf_scaling.tasks.source.git import RemoteUnreachable
 from mlperf_scaling.tasks.source.members import Provenance, SourceError
 from mlperf_scaling.tasks.source.releases import discover_rounds, normalise_remote_base, rounds_in_mirror
 from mlperf_scaling.tasks.source.resolve import resolve_source, source_version
 
 
-@task(name="source-version", timeout_seconds=300, cache_policy=NO_CACHE)
+def worth_retrying(task, task_run, state) -> bool:
+    """Prefect's retry condition for network steps: a remote that cannot be reached at all is not tried again (one
+    probe says it); other failures (a transfer cut mid-way, a server error) are."""
+    return not isinstance(state.data, RemoteUnreachable)
+
+
+@task(name="source-version", timeout_seconds=300, cache_policy=NO_CACHE, retry_condition_fn=worth_retrying)
 def find_source_version(spec: str, round_name: str | None = None, timeout_s: float = 60) -> Provenance:
     """The commit or archive hash of a source, read without fetching its data (git ls-remote for a URL)."""
     return source_version(resolve_source(spec, round_name), timeout_s)
 
 
-@task(name="list-rounds", timeout_seconds=900, cache_policy=NO_CACHE)
+@task(name="list-rounds", timeout_seconds=900, cache_policy=NO_CACHE, retry_condition_fn=worth_retrying)
 def list_rounds(mirror: str | None, remote_base: str, known: list[str], timeout_s: float = 60) -> list[str]:
     """Every round a source holds: each training_results_vX.Y of the mirror, else every round published at the
     remote, found from the rounds `known` on."""
@@ -41,7 +48,7 @@ def list_rounds(mirror: str | None, remote_base: str, known: list[str], timeout_
     return rounds
 
 
-@task(name="list-remote-rounds", timeout_seconds=900, cache_policy=NO_CACHE)
+@task(name="list-remote-rounds", timeout_seconds=900, cache_policy=NO_CACHE, retry_condition_fn=worth_retrying)
 def list_remote_rounds(remote_base: str, known: list[str], timeout_s: float = 60) -> dict[str, str]:
     """Round -> head commit, for every round found at a remote."""
     return discover_rounds(remote_base, known, timeout_s)
