@@ -25,6 +25,7 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_ROUNDS        rounds to run, space-separated (unset: every round the source holds)
   MLPERF_REMOTE_BASE   prefix of the round repositories (https://github.com/mlcommons/)
   MLPERF_OFFLINE       1: never use the network (rounds from the mirror only)
+  MLPERF_PLOT_FORMATS  plot files: png (default), or "png svg" for vector copies too
   MLPERF_NETWORK_TIMEOUT_S, MLPERF_CLONE_TIMEOUT_S, MLPERF_NETWORK_RETRIES, MLPERF_RETRY_DELAY_S, MLPERF_MAX_SOURCE_BYTES
 """
 
@@ -177,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         if (problem := _loaded_rounds_problem(args.warehouse)) is not None:
             print(f"mlperf-scaling: {problem}", file=sys.stderr)
             return 2
-        print(f"report: {analyze_trends(str(args.warehouse), str(args.reports))['report']}")
+        print(f"report: {analyze_trends(str(args.warehouse), str(args.reports), settings.plot_formats)['report']}")
         return 0
     if args.command == "serve":
         return _serve(settings, args.cron)
@@ -199,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         if not 0 < args.threshold < 1:
             print("mlperf-scaling: --threshold must be between 0 and 1", file=sys.stderr)
             return 2
-        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold)
+        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold, settings.plot_formats)
     if args.command == "ingest":
         from mlperf_scaling.flows.ingest import ingest_sources
         from mlperf_scaling.flows.outcome import result_of
@@ -214,12 +215,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 2
     else:
+        from mlperf_scaling.fast_path import unchanged_run
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.pipeline import mlperf_pipeline
         from mlperf_scaling.tasks.source.members import SourceError
 
+        unchanged = None if args.force else unchanged_run(settings.rounds, settings.mirror, settings.remote_base, settings.warehouse,
+                                                          settings.reports)
         try:
-            summaries = result_of(mlperf_pipeline(
+            summaries = unchanged if unchanged is not None else result_of(mlperf_pipeline(
                 args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports),
                 args.force, settings=settings, return_state=True,
             ))
@@ -271,7 +275,7 @@ def _loaded_rounds_problem(warehouse: Path, round_name: str | None = None) -> st
     return None
 
 
-def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5) -> int:
+def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5, plot_formats: tuple[str, ...] = ("png",)) -> int:
     if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
         print(f"mlperf-scaling: {problem}", file=sys.stderr)
         return 2
@@ -279,7 +283,7 @@ def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float =
     from mlperf_scaling.flows.publish import publish_round
 
     result = analyze_round(round_name, str(warehouse), threshold)
-    published = publish_round(round_name, str(warehouse), str(reports))
+    published = publish_round(round_name, str(warehouse), str(reports), plot_formats)
     print(f"{round_name}: {result['n_systems']} systems analysed, {result['n_excluded']} score rows left out")
     print(f"report: {published['report']}")
     return 0

@@ -26,6 +26,8 @@ class Settings(BaseSettings):
     remote_base: str = Field(PUBLIC_REMOTE_BASE, description="prefix of the round repositories")
     # None: every round the source holds (each training_results_vX.Y of the mirror, or every round published)
     rounds: Annotated[list[str] | None, NoDecode] = Field(None, description="rounds to run, space-separated")
+    # the pages show PNG; SVG (vector) on request: each format drawn costs its own rendering
+    plot_formats: Annotated[tuple[str, ...], NoDecode] = Field(("png",), description="plot file formats, space-separated: png, svg")
     offline: bool = Field(False, description="never use the network: every round from the mirror (or a local source)")
     # Network steps: a bound on each git call, and how often and how soon a failed one is tried again.
     network_timeout_s: float = Field(60, gt=0, description="seconds allowed for one git ls-remote")
@@ -34,6 +36,16 @@ class Settings(BaseSettings):
     retry_delay_s: float = Field(10, ge=0, description="seconds between retries")
     # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
     max_source_bytes: int = Field(16 * 1024**3, gt=0, description="the most a source may expand to")
+
+    @field_validator("plot_formats", mode="before")
+    @classmethod
+    def _split_formats(cls, value: object) -> object:
+        formats = tuple(value.split()) if isinstance(value, str) else tuple(value) if isinstance(value, (list, tuple)) else value
+        if isinstance(formats, tuple):
+            unknown = [f for f in formats if f not in ("png", "svg")]
+            if unknown or "png" not in formats:
+                raise ValueError(f"png, and svg if wanted; not {' '.join(formats) or 'nothing'}")
+        return formats
 
     @field_validator("mirror")
     @classmethod

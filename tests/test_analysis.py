@@ -103,7 +103,7 @@ def test_plots_and_page_with_one_or_two_systems(tmp_path, n_systems):
     rows = [score("one", 8, 10.0), score("two", 16, 6.0)][:n_systems]
     table, excluded = efficiency_table(frame(*rows))
     clusters = cluster_table(table)
-    plots = {"bert": plot_benchmark(table, clusters, tmp_path / "plots")}
+    plots = {"bert": plot_benchmark(table, clusters, tmp_path / "plots", formats=("png", "svg"))}
     for paths in plots["bert"].values():
         assert all(p.stat().st_size > 1000 for p in paths)
     page = render_index("v4.1", summarize_benchmarks(table), table, clusters, excluded, plots, None)
@@ -213,7 +213,7 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
         assert f'<section id="{benchmark}">' in page
         for kind in ("scaling", "systems", "efficiency", "time"):
             assert (folder / "plots" / f"{benchmark}_{kind}.png").is_file()
-            assert (folder / "plots" / f"{benchmark}_{kind}.svg").is_file()
+            assert not (folder / "plots" / f"{benchmark}_{kind}.svg").exists()  # drawn only when asked for
     assert pl.read_csv(folder / "efficiency.csv").height == 153
     # the page answers first: the recommendation table comes before any benchmark's section
     assert page.index('<section id="answer"') < page.index('<section id="bert">')
@@ -231,3 +231,24 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     import asyncio
 
     assert {"scaling-summary-v4-1", "efficiency-v4-1"} <= asyncio.run(keys())
+
+
+def test_plots_are_not_redrawn_when_nothing_changed(tmp_path):
+    from mlperf_scaling.tasks.metrics.fits import fit_table
+    from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
+    from mlperf_scaling.tasks.publish.steps import draw_round_plots
+
+    def analysis(minutes: float) -> RoundAnalysis:
+        table, excluded = efficiency_table(frame(score("a", 8, minutes), score("b", 16, 6.0), score("c", 32, 4.0)))
+        return RoundAnalysis("v4.1", table, cluster_table(table), excluded, fit_table(table))
+
+    first = draw_round_plots.fn(analysis(10.0), str(tmp_path))
+    png = first["bert"]["time"][0]
+    drawn_at = png.stat().st_mtime_ns
+    again = draw_round_plots.fn(analysis(10.0), str(tmp_path))
+    assert again == first and png.stat().st_mtime_ns == drawn_at  # same inputs, same code: not drawn again
+    draw_round_plots.fn(analysis(11.0), str(tmp_path))
+    assert png.stat().st_mtime_ns != drawn_at  # one time changed: drawn again
+    png.unlink()
+    draw_round_plots.fn(analysis(11.0), str(tmp_path))
+    assert png.is_file()  # a file gone is drawn again

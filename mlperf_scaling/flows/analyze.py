@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from prefect import flow, get_run_logger
 
+from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.naming import round_run_name
 from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
 from mlperf_scaling.tasks.publish.steps import publish_site_index, publish_trends
@@ -16,7 +17,7 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> di
     `threshold`: the efficiency below which a fitted curve's knee is reported, besides 0.5.
     """
     analysis = compute_round_analysis(warehouse, round_name, threshold)
-    write_round_analysis(warehouse, analysis)
+    write_round_analysis(warehouse, opaque(analysis))
     get_run_logger().info(
         "%s: %d systems analysed in %d benchmarks, %d score rows left out",
         round_name, analysis.efficiency.height, analysis.efficiency["benchmark"].n_unique(), analysis.exclusions.height,
@@ -25,12 +26,12 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> di
 
 
 @flow(name="analyze-trends")
-def analyze_trends(warehouse: str, reports: str = "reports") -> dict:
+def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = ("png",)) -> dict:
     """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, and
     the front page reports/index.html."""
     frames = compute_trends(warehouse)
-    write_trends(warehouse, frames)
-    page = publish_trends(frames, reports)
+    write_trends(warehouse, opaque(frames))
+    page = publish_trends(opaque(frames), reports, plot_formats)
     publish_site_index(warehouse, reports)
     get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,
                           int(frames["carried_over"]["is_carried_over"].sum()), page)

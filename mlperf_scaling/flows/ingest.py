@@ -5,6 +5,7 @@ from __future__ import annotations
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
+from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
 from mlperf_scaling.rounds import round_from_name
 from mlperf_scaling.settings import Settings
@@ -59,9 +60,10 @@ def ingest_round(
         files = read_round.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(
             source, round_name, notes_dir, judge, settings.clone_timeout_s, settings.max_source_bytes
         )
-        scored = score(files)
-        frames = validate_round(scored)
-        summary = load_round(scored, frames, warehouse)
+        # opaque(): Prefect would otherwise walk every object inside (thousands of parsed logs)
+        scored = score(opaque(files))
+        frames = validate_round(opaque(scored))
+        summary = load_round(opaque(scored), opaque(frames), warehouse)
         publish_rejections(round_name, frames["rejections"])
         return summary
     except Exception as exc:  # one bad round must not stop the others

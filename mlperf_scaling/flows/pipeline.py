@@ -60,7 +60,7 @@ def mlperf_pipeline(
         elif summary["status"] in ("succeeded", "unchanged"):
             try:
                 analyze_round(round_name, warehouse)
-                summary["report"] = publish_round(round_name, warehouse, reports)["report"]
+                summary["report"] = publish_round(round_name, warehouse, reports, settings.plot_formats)["report"]
             except Exception as exc:  # the round's data is loaded; say what failed after it
                 logger.error("%s: analysis failed: %s", round_name, exc)
                 summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
@@ -68,7 +68,7 @@ def mlperf_pipeline(
         summaries.append(summary)
     if any(s["status"] in ("succeeded", "unchanged") for s in summaries):
         try:
-            analyze_trends(warehouse, reports)
+            analyze_trends(warehouse, reports, settings.plot_formats)
         except Exception as exc:  # the rounds are loaded and published; say what failed after them
             logger.error("cross-round trends failed: %s", exc)
     return rounds_state(summaries, "mlperf-pipeline")  # type: ignore[return-value]

@@ -8,20 +8,15 @@ compliance judge) may run on each parsed log in the worker, where its lines are.
 
 from __future__ import annotations
 
-import atexit
 import gc
 import hashlib
-import multiprocessing
-import os
-import select
 import sys
-import threading
-import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+from mlperf_scaling.processes import cpu_workers, shared_pool
 from mlperf_scaling.tasks.parse.power_log import PowerSummary, parse_power_log, summarize_power
 from mlperf_scaling.tasks.parse.result_log import LogFacts, parse_log
 
@@ -79,70 +74,8 @@ def _parse_one(kind: str, data: bytes, judge: Judge | None) -> Parsed:
     return facts, verdict, sha
 
 
-_shared: dict[int, ProcessPoolExecutor] = {}
-_shared_lock = threading.Lock()
-
-
-def _executor(workers: int) -> ProcessPoolExecutor:
-    """One pool per process, kept for every round: a new worker re-imports the caller's main module.
-
-    Not fork: the parent runs Prefect's threads, which a fork would copy mid-lock. The fork server
-    preloads only this module and forks the workers from that clean process.
-    """
-    with _shared_lock:
-        executor = _shared.get(workers)
-        if executor is None or getattr(executor, "_broken", False):
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload([__name__])
-            executor = _shared[workers] = ProcessPoolExecutor(workers, mp_context=context, initializer=exit_with_parent,
-                                                              initargs=(os.getpid(),))
-        return executor
-
-
-def exit_with_parent(parent_pid: int) -> None:
-    """In a worker: end this process as soon as the process that started the pool is gone, killed or not.
-
-    A worker's own parent is the fork server, which lives as long as any worker does (each holds its alive pipe), and
-    a worker waiting for work never notices its caller died: without this, a SIGKILLed run leaves the fork server,
-    the resource tracker and every worker behind.
-    """
-    try:
-        handle = os.pidfd_open(parent_pid)
-    except (AttributeError, OSError):  # no pidfd (not Linux 5.3+) or the parent already gone
-        handle = None
-        if not _alive(parent_pid):
-            os._exit(1)
-
-    def watch() -> None:
-        if handle is not None:
-            select.select([handle], [], [])  # readable once the process has ended
-        else:
-            while _alive(parent_pid):
-                time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-@atexit.register
-def _shutdown_shared() -> None:
-    for executor in _shared.values():
-        executor.shutdown(wait=False, cancel_futures=True)
-    _shared.clear()
-
-
 def default_workers() -> int:
-    return min(2, os.cpu_count() or 1) if _main_is_importable() else 1
+    return cpu_workers() if _main_is_importable() else 1
 
 
 def _main_is_importable() -> bool:
@@ -183,7 +116,7 @@ class LogParser:
             self._pending.append((parse_batch(batch, self._judge), 0))
             return
         if self._executor is None:
-            self._executor = _executor(self._workers)
+            self._executor = shared_pool(self._workers)
         self._pending.append((self._executor.submit(parse_batch, batch, self._judge), size))
         self._in_flight += size
         while self._in_flight > MAX_IN_FLIGHT_BYTES:

@@ -22,6 +22,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark  # noqa: E402
 
 NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
+DEFAULT_FORMATS = ("png",)  # what the pages show; "svg" too with MLPERF_PLOT_FORMATS="png svg"
 PLOT_KINDS = ("scaling", "time", "energy", "systems", "efficiency")
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
 
@@ -68,19 +69,22 @@ def _cluster_colour(cluster: int) -> tuple:
     return _COLOURS[cluster % len(_COLOURS)]
 
 
-def _finish(fig, ax, round_name: str, benchmark: str, what: str, n_systems: int, folder: Path, stem: str) -> list[Path]:
+def _finish(fig, ax, round_name: str, benchmark: str, what: str, n_systems: int, folder: Path, stem: str,
+            formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Title, layout and the derived-metrics note, then the PNG and SVG files."""
     _title(ax, round_name, benchmark, what, n_systems)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     _footer(fig, round_name)
-    return _save(fig, folder, stem)
+    return _save(fig, folder, stem, formats)
 
 
-def _save(fig, folder: Path, stem: str) -> list[Path]:
+def _save(fig, folder: Path, stem: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
+    """Each format once: the page shows the PNG; SVG (vector, text kept as text) only when asked for."""
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / f"{stem}.png", folder / f"{stem}.svg"]
-    fig.savefig(paths[0], dpi=110)
-    fig.savefig(paths[1])
+    paths = [folder / f"{stem}.{suffix}" for suffix in formats]
+    for path in paths:
+        # no date in the files: the same figure gives the same bytes
+        fig.savefig(path, dpi=110, metadata={"Software": None} if path.suffix == ".png" else {"Date": None})
     plt.close(fig)
     return paths
 
@@ -89,7 +93,7 @@ def _legend_clusters(clusters: list[int]) -> list:
     return [plt.Line2D([], [], marker="o", linestyle="", color=_cluster_colour(c), label=f"cluster {c}") for c in clusters]
 
 
-def plot_systems(group: pl.DataFrame, folder: Path) -> list[Path]:
+def plot_systems(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Comparable accelerator group against accelerator count; marker size = systems sharing that configuration."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     groups = group.group_by("accelerator_group").agg(pl.col("accelerators").median().alias("m")).sort("m", "accelerator_group")
@@ -110,7 +114,7 @@ def plot_systems(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.grid(axis="x", alpha=0.3)
     clusters = sorted(group["cluster"].unique().to_list())
     ax.legend(handles=_legend_clusters(clusters), fontsize=8, loc="lower right", title="marker size = systems", title_fontsize=7)
-    return _finish(fig, ax, round_name, benchmark, "systems by comparable accelerator group", group.height, folder, f"{benchmark}_systems")
+    return _finish(fig, ax, round_name, benchmark, "systems by comparable accelerator group", group.height, folder, f"{benchmark}_systems", formats)
 
 
 def _scatter_by_cluster(ax, group: pl.DataFrame, y: str) -> None:
@@ -126,7 +130,7 @@ def _mark_reference(ax, group: pl.DataFrame, y: str) -> None:
                linewidths=0.8, zorder=5, label=f"reference: {reference['system'][0]}")
 
 
-def plot_efficiency(group: pl.DataFrame, folder: Path) -> list[Path]:
+def plot_efficiency(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """The paper's E': one reference per benchmark across every accelerator, so across hardware generations."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     fig, ax = plt.subplots(figsize=(9, 5.2))
@@ -143,7 +147,7 @@ def plot_efficiency(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     return _finish(fig, ax, round_name, benchmark, "the paper's E' (reference across hardware generations)", group.height, folder,
-                   f"{benchmark}_efficiency")
+                   f"{benchmark}_efficiency", formats)
 
 
 def _error_bars(ax, frame: pl.DataFrame, x: str, y: str, low: pl.Expr, high: pl.Expr, colour) -> None:
@@ -154,7 +158,7 @@ def _error_bars(ax, frame: pl.DataFrame, x: str, y: str, low: pl.Expr, high: pl.
         ax.errorbar(spread[x], spread[y], yerr=yerr, fmt="none", ecolor=colour, elinewidth=0.8, capsize=2, alpha=0.7, zorder=2)
 
 
-def plot_time(group: pl.DataFrame, folder: Path) -> list[Path]:
+def plot_time(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Time to train with the run-to-run spread, and the Pareto front of time against accelerator-hours numbered."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     fig, ax = plt.subplots(figsize=(9, 5.6))
@@ -184,10 +188,10 @@ def plot_time(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.grid(alpha=0.3, which="both")
     ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.set_size_inches(12, 5.6)
-    return _finish(fig, ax, round_name, benchmark, "time to train", group.height, folder, f"{benchmark}_time")
+    return _finish(fig, ax, round_name, benchmark, "time to train", group.height, folder, f"{benchmark}_time", formats)
 
 
-def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
+def plot_energy(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Energy to train against time to train, for the systems whose power was measured; colour = accelerators."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     measured = group.filter(pl.col("energy_kj").is_not_null())
@@ -212,7 +216,7 @@ def plot_energy(group: pl.DataFrame, folder: Path) -> list[Path]:
     ax.set_xlabel("time to train, minutes (log scale)")
     ax.set_ylabel("energy to train, kJ (log scale)")
     ax.grid(alpha=0.3, which="both")
-    return _finish(fig, ax, round_name, benchmark, "energy against time to train", measured.height, folder, f"{benchmark}_energy")
+    return _finish(fig, ax, round_name, benchmark, "energy against time to train", measured.height, folder, f"{benchmark}_energy", formats)
 
 
 MAX_GROUPS = 4  # groups drawn in the scaling plot: the ones with the most distinct counts
@@ -226,7 +230,7 @@ def scaling_groups(group: pl.DataFrame) -> list[str]:
     return ranked["accelerator_group"].to_list()[:MAX_GROUPS]
 
 
-def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path) -> list[Path]:
+def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Per comparable group: efficiency against its smallest configuration with the Amdahl fit, its 5-95 % bootstrap
     band and knee (left); the same efficiency split into its throughput and convergence parts (right)."""
     from mlperf_scaling.tasks.metrics.fits import amdahl_efficiency, bootstrap_amdahl
@@ -282,21 +286,22 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path) -> list[
     fig.suptitle(_title_text(round_name, benchmark, "scaling within comparable hardware", everything.height), fontsize=11)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     _footer(fig, round_name)
-    return _save(fig, folder, f"{benchmark}_scaling")
+    return _save(fig, folder, f"{benchmark}_scaling", formats)
 
 
-def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, fits: pl.DataFrame | None = None) -> dict[str, list[Path]]:
+def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, fits: pl.DataFrame | None = None,
+                   formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, list[Path]]:
     """Every view of one (round, benchmark); `efficiency` holds only that benchmark's rows."""
     group = efficiency.join(clusters.select("round", "benchmark", "submitter", "system", "cluster"),
                             on=["round", "benchmark", "submitter", "system"], how="left").with_columns(pl.col("cluster").fill_null(0))
     plots = {}
     if scaling_groups(group):
-        plots["scaling"] = plot_scaling(group, fits if fits is not None else pl.DataFrame(schema=_FITS_COLUMNS), folder)
-    plots["time"] = plot_time(group, folder)
+        plots["scaling"] = plot_scaling(group, fits if fits is not None else pl.DataFrame(schema=_FITS_COLUMNS), folder, formats)
+    plots["time"] = plot_time(group, folder, formats)
     if "energy_kj" in group.columns and group["energy_kj"].is_not_null().any():
-        plots["energy"] = plot_energy(group, folder)
-    plots["systems"] = plot_systems(group, folder)
-    plots["efficiency"] = plot_efficiency(group, folder)
+        plots["energy"] = plot_energy(group, folder, formats)
+    plots["systems"] = plot_systems(group, folder, formats)
+    plots["efficiency"] = plot_efficiency(group, folder, formats)
     return plots
 
 
@@ -316,34 +321,40 @@ def _gapped(positions: list[int], values: list[float]) -> tuple[list[float], lis
     return xs, ys
 
 
-def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None = None) -> dict[str, list[Path]]:
-    """One plot per workload: best time to train per round, a line per (comparable group, accelerator count); rounds
-    without a result leave a gap (dotted) rather than a line that reads as adjacent rounds."""
+def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None = None,
+                formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, list[Path]]:
+    """One plot per workload, drawn on every core: best time to train per round, a line per (comparable group,
+    accelerator count); rounds without a result leave a gap (dotted) rather than a line that reads as adjacent rounds."""
+    from mlperf_scaling.processes import map_on_cores
+
     folder.mkdir(parents=True, exist_ok=True)
-    outputs = {}
     rounds = all_rounds or trends.select("round", "round_order").unique().sort("round_order")["round"].to_list()
+    calls = [(str(workload), group, folder, rounds, formats) for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True)]
+    return dict(zip([call[0] for call in calls], map_on_cores(plot_trend, calls), strict=True))
+
+
+def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[str], formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
+    """The trend plot of one workload (its rows of `round_trends`)."""
     position = {r: i for i, r in enumerate(rounds)}
-    for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True):
-        fig, ax = plt.subplots(figsize=(9, 5.2))
-        series = group.group_by("accelerator_group", "accelerators").agg(pl.len().alias("n")).sort("n", "accelerators", descending=[True, False]).head(8)
-        for colour, (name, accelerators, _) in zip(_COLOURS, series.iter_rows(), strict=False):
-            line = group.filter((pl.col("accelerator_group") == name) & (pl.col("accelerators") == accelerators)).sort("round_order")
-            xs = [position[r] for r in line["round"]]
-            ys = line["best_time_min"].to_list()
-            ax.plot(xs, ys, color=colour, linestyle=":", linewidth=0.9)  # across missing rounds: dotted
-            ax.plot(*_gapped(xs, ys), color=colour, marker="o", label=f"{name} x {accelerators:,}")
-        used = sorted({position[r] for r in group["round"]})
-        shown = range(min(used), max(used) + 1)
-        ax.set_xticks(list(shown), [rounds[i] for i in shown])
-        ax.set_yscale("log")
-        plain_log_axis(ax.yaxis)
-        ax.set_xlabel("MLPerf Training round (dotted: a round without this result)")
-        ax.set_ylabel("best time to train, minutes (log scale)")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8, loc="best", title="accelerator group x count", title_fontsize=8)
-        ax.set_title(f"{canonical_benchmark(workload).model}: best time to train at the same scale, round by round", fontsize=11)
-        fig.text(0.01, 0.01, f"Official scores; results carried over unchanged from an earlier round are counted once. {NOTE}",
-                 fontsize=7, color="#555555")
-        fig.tight_layout(rect=(0, 0.04, 1, 1))
-        outputs[workload] = _save(fig, folder, f"{workload}_trend")
-    return outputs
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    series = group.group_by("accelerator_group", "accelerators").agg(pl.len().alias("n")).sort("n", "accelerators", descending=[True, False]).head(8)
+    for colour, (name, accelerators, _) in zip(_COLOURS, series.iter_rows(), strict=False):
+        line = group.filter((pl.col("accelerator_group") == name) & (pl.col("accelerators") == accelerators)).sort("round_order")
+        xs = [position[r] for r in line["round"]]
+        ys = line["best_time_min"].to_list()
+        ax.plot(xs, ys, color=colour, linestyle=":", linewidth=0.9)  # across missing rounds: dotted
+        ax.plot(*_gapped(xs, ys), color=colour, marker="o", label=f"{name} x {accelerators:,}")
+    used = sorted({position[r] for r in group["round"]})
+    shown = range(min(used), max(used) + 1)
+    ax.set_xticks(list(shown), [rounds[i] for i in shown])
+    ax.set_yscale("log")
+    plain_log_axis(ax.yaxis)
+    ax.set_xlabel("MLPerf Training round (dotted: a round without this result)")
+    ax.set_ylabel("best time to train, minutes (log scale)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="best", title="accelerator group x count", title_fontsize=8)
+    ax.set_title(f"{canonical_benchmark(workload).model}: best time to train at the same scale, round by round", fontsize=11)
+    fig.text(0.01, 0.01, f"Official scores; results carried over unchanged from an earlier round are counted once. {NOTE}",
+             fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _save(fig, folder, f"{workload}_trend", formats)

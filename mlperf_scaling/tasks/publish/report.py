@@ -80,7 +80,8 @@ def _templates() -> jinja2.Environment:
 
 def _figures(benchmark: str, plots: dict[str, dict[str, list[Path]]]) -> list[dict[str, str]]:
     return [
-        {"kind": kind, "png": f"plots/{benchmark}_{kind}.png", "svg": f"plots/{benchmark}_{kind}.svg", "caption": _PLOT_CAPTIONS[kind]}
+        {"kind": kind, "png": f"plots/{benchmark}_{kind}.png", "caption": _PLOT_CAPTIONS[kind],
+         "link": next((f"plots/{p.name}" for p in plots[benchmark][kind] if p.suffix == ".svg"), f"plots/{benchmark}_{kind}.png")}
         for kind in PLOT_KINDS
         if kind in plots.get(benchmark, {})
     ]
@@ -179,7 +180,9 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
     """The cross-round page: per workload, best time at equal scale round by round."""
     sections = []
     for workload in sorted(trends["benchmark_canonical"].unique().to_list()):
-        figure = {"png": f"plots/{workload}_trend.png", "svg": f"plots/{workload}_trend.svg"} if workload in plots else None
+        figure = ({"png": f"plots/{workload}_trend.png",
+                   "link": next((f"plots/{p.name}" for p in plots[workload] if p.suffix == ".svg"), f"plots/{workload}_trend.png")}
+                  if workload in plots else None)
         sections.append({"workload": workload, "title": canonical_benchmark(workload).model, "task": canonical_benchmark(workload).task, "figure": figure,
                          "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts()})
     return _templates().get_template("trends.html.j2").render(

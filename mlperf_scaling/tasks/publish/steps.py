@@ -10,27 +10,43 @@ from prefect import task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from mlperf_scaling.processes import map_on_cores
 from mlperf_scaling.rounds import sorted_rounds
 from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
+from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.plots import plot_benchmark, plot_trends
 from mlperf_scaling.tasks.publish.report import render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
-from mlperf_scaling.tasks.run_context import artifact_key
+from mlperf_scaling.tasks.run_context import artifact_key, run_logger
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.warehouse.read import read_queries
 
 
 @task(name="draw-plots", cache_policy=NO_CACHE)
-def draw_round_plots(analysis: RoundAnalysis, reports: str) -> dict[str, dict[str, list[Path]]]:
+def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = ("png",)) -> dict[str, dict[str, list[Path]]]:
+    """Each benchmark's plots, drawn on every core; a benchmark whose inputs and plotting code are unchanged since
+    its plots were drawn (a stored content hash) is not drawn again."""
     folder = Path(reports) / analysis.round / "plots"
-    plots = {}
+    drawn = DrawnPlots(folder)
+    plots: dict[str, dict[str, list[Path]]] = {}
+    todo = []
     for benchmark in sorted(analysis.efficiency["benchmark"].unique().to_list()):
-        group = analysis.efficiency.filter(pl.col("benchmark") == benchmark)
-        plots[benchmark] = plot_benchmark(group, analysis.clusters.filter(pl.col("benchmark") == benchmark), folder,
-                                          analysis.fits.filter(pl.col("benchmark") == benchmark))
-    return plots
+        inputs = (analysis.efficiency.filter(pl.col("benchmark") == benchmark), analysis.clusters.filter(pl.col("benchmark") == benchmark),
+                  folder, analysis.fits.filter(pl.col("benchmark") == benchmark), formats)
+        fingerprint = plot_fingerprint(formats, inputs[0], inputs[1], inputs[3])
+        kept = drawn.unchanged(benchmark, fingerprint)
+        if kept is not None:
+            plots[benchmark] = kept
+        else:
+            todo.append((benchmark, fingerprint, inputs))
+    for (benchmark, fingerprint, _), paths in zip(todo, map_on_cores(plot_benchmark, [inputs for _, _, inputs in todo]), strict=True):
+        plots[benchmark] = paths
+        drawn.record(benchmark, fingerprint, paths)
+    drawn.save()
+    run_logger().info("%s: plots of %d benchmarks drawn, %d unchanged", analysis.round, len(todo), len(plots) - len(todo))
+    return dict(sorted(plots.items()))
 
 
 @task(name="write-report", cache_policy=NO_CACHE)
@@ -51,12 +67,12 @@ def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, 
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
-def publish_trends(frames: dict[str, pl.DataFrame], reports: str) -> Path:
+def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple[str, ...] = ("png",)) -> Path:
     """reports/trends/: a plot per workload, the CSV tables and index.html."""
     folder = Path(reports) / "trends"
     # every round published between the first and the last, so a round this warehouse lacks shows as a gap
     seen = frames["round_trends"]["round"].unique().to_list()
-    plots = plot_trends(frames["round_trends"], folder / "plots", sorted_rounds({*seen, *rounds_of_installed_rules()}))
+    plots = plot_trends(frames["round_trends"], folder / "plots", sorted_rounds({*seen, *rounds_of_installed_rules()}), formats)
     write_tables(folder, frames)
     return write_index(folder, render_trends(frames["round_trends"], frames["carried_over"], plots))
 

@@ -1,0 +1,91 @@
+"""One pool of worker processes per process, shared by the stages that use every core (parsing logs, drawing plots).
+
+Not fork: the parent runs Prefect's threads, which a fork would copy mid-lock. A fork server, started once, preloads
+the modules the workers need (the parser, matplotlib) and forks the workers from that clean process; each worker
+ends with the process that started the pool, killed or not.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import select
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+# imported once in the fork server, not in every worker
+PRELOAD = ["mlperf_scaling.tasks.parse.pool", "mlperf_scaling.tasks.publish.plots"]
+
+_shared: dict[int, ProcessPoolExecutor] = {}
+_shared_lock = threading.Lock()
+
+
+def cpu_workers() -> int:
+    return min(2, os.cpu_count() or 1)
+
+
+def shared_pool(workers: int) -> ProcessPoolExecutor:
+    """The pool of `workers` processes of this process, kept for every round and every stage."""
+    with _shared_lock:
+        executor = _shared.get(workers)
+        if executor is None or getattr(executor, "_broken", False):
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(PRELOAD)
+            executor = _shared[workers] = ProcessPoolExecutor(workers, mp_context=context, initializer=exit_with_parent,
+                                                              initargs=(os.getpid(),))
+        return executor
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """In a worker: end this process as soon as the process that started the pool is gone, killed or not.
+
+    A worker's own parent is the fork server, which lives as long as any worker does (each holds its alive pipe), and
+    a worker waiting for work never notices its caller died: without this, a SIGKILLed run leaves the fork server,
+    the resource tracker and every worker behind.
+    """
+    try:
+        handle = os.pidfd_open(parent_pid)
+    except (AttributeError, OSError):  # no pidfd (not Linux 5.3+) or the parent already gone
+        handle = None
+        if not _alive(parent_pid):
+            os._exit(1)
+
+    def watch() -> None:
+        if handle is not None:
+            select.select([handle], [], [])  # readable once the process has ended
+        else:
+            while _alive(parent_pid):
+                time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@atexit.register
+def _shutdown_shared() -> None:
+    for executor in _shared.values():
+        executor.shutdown(wait=False, cancel_futures=True)
+    _shared.clear()
+
+
+def map_on_cores(function, calls: list[tuple]) -> list:
+    """function(*call) for every call, on the shared pool's workers when there is more than one call, in order.
+
+    `function` must be importable by name (a module-level function): the workers import it.
+    """
+    if len(calls) <= 1 or cpu_workers() == 1:
+        return [function(*call) for call in calls]
+    pool = shared_pool(cpu_workers())
+    return [future.result() for future in [pool.submit(function, *call) for call in calls]]
