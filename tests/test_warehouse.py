@@ -219,3 +219,29 @@ def test_query_and_export_read_only_for_any_tool(real_slice, tmp_path, capsys):
     assert fresh.execute("select count(*) from runs").fetchone() == (10,)
     assert main(["export", str(folder), "--warehouse", str(warehouse)]) == 2  # never mixed into an earlier export
     assert "is not an empty folder" in capsys.readouterr().err
+
+
+def test_an_unchanged_run_is_answered_without_starting_anything(real_slice, tmp_path):
+    import tarfile
+
+    from conftest import ingest_source
+
+    from mlperf_scaling.fast_path import unchanged_run
+
+    mirror, reports, warehouse = tmp_path / "mirror", tmp_path / "reports", tmp_path / "w.duckdb"
+    mirror.mkdir()
+    archive = mirror / "training_results_v4.1.tar.gz"
+    with tarfile.open(archive, "w:gz") as out:
+        out.add(real_slice, arcname="training_results_v4.1")
+    assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is None  # nothing loaded yet
+    ingest_source(str(archive), warehouse)
+    assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is None  # no reports yet
+    for page in ("index.html", "trends/index.html", "v4.1/index.html"):
+        (reports / page).parent.mkdir(parents=True, exist_ok=True)
+        (reports / page).write_text("<html></html>")
+    (summary,) = unchanged_run(None, mirror, "https://example.org/", warehouse, reports)
+    assert (summary["round"], summary["status"], summary["n_runs"]) == ("v4.1", "unchanged", 10)
+    assert unchanged_run(["v4.1", "v5.1"], mirror, "https://example.org/", warehouse, reports) is None  # v5.1 not in the mirror
+    with archive.open("ab") as handle:  # another version of the round: the full run
+        handle.write(b"\0" * 512)
+    assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is None

@@ -106,6 +106,16 @@ def test_the_watch_artifact_says_when_a_round_is_newer_than_the_rules():
     assert "- **v6.2**: ruleset 6.2.0 is newer than the rules installed (mlperf-logging 4.1.68 ends at 6.1.0)" in text
 
 
+def test_the_watch_artifact_lists_the_rounds_that_failed():
+    summaries = [{"round": "v4.1", "status": "succeeded", "message": None},
+                 {"round": "v6.0", "status": "failed", "message": "RemoteUnreachable: git clone failed: cannot reach the remote"},
+                 {"round": "v6.1", "status": "succeeded", "analysis_failed": True, "message": "loaded, but analysis failed: ValueError: x"}]
+    text = watch_markdown("file:///r/", compare_with_warehouse({"v4.1": "abc"}, {}), ["v4.1", "v6.0", "v6.1"], summaries)
+    assert "**2 of 3 rounds failed:**" in text
+    assert "- **v6.0**: RemoteUnreachable: git clone failed: cannot reach the remote" in text
+    assert "- **v6.1**: loaded, but analysis failed: ValueError: x" in text and "**v4.1**:" not in text
+
+
 def test_deployments_for_serve_are_the_ones_prefect_yaml_declares():
     from mlperf_scaling.flows.deployments import build_deployments, declared_deployments, watch_cron
     from mlperf_scaling.settings import Settings
