@@ -135,3 +135,14 @@ def official_verdict(path: Path, ruleset: str) -> bool | None:
         return None
     finally:
         logging.disable(logging.NOTSET)
+
+
+def closed_port() -> int:
+    """A local TCP port nothing listens on: connecting to it is refused at once."""
+    import socket
+
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port

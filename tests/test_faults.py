@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import PROJECT, SHARED_MLPERF, archive
+from conftest import PROJECT, SHARED_MLPERF, archive, closed_port
 
 from mlperf_scaling.warehouse.connection import connect
 from mlperf_scaling.warehouse.load import ROUND_TABLES
@@ -158,13 +158,6 @@ class _SilentServer:
             connection.close()
 
 
-def _closed_port() -> int:
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
-
 
 def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefect_isolated, real_slice, warehouse_path, monkeypatch):
     from mlperf_scaling.flows.ingest import ingest_sources
@@ -177,7 +170,7 @@ def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefec
     try:
         started = time.monotonic()
         state = ingest_sources(
-            [f"http://127.0.0.1:{silent.port}/training_results_v9.8", f"http://127.0.0.1:{_closed_port()}/training_results_v9.9",
+            [f"http://127.0.0.1:{silent.port}/training_results_v9.8", f"http://127.0.0.1:{closed_port()}/training_results_v9.9",
              str(real_slice)],
             str(warehouse_path), force=True, return_state=True,
         )

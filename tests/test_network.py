@@ -3,21 +3,13 @@ first probe, and --offline never touches the network."""
 
 from __future__ import annotations
 
-import socket
 import time
 
 import pytest
+from conftest import closed_port
 
 from mlperf_scaling.tasks.source.git import RemoteUnreachable, RepositoryAbsent, classify_git_failure, remote_head
 from mlperf_scaling.tasks.source.releases import discover_rounds
-
-
-def _closed_port() -> int:
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
 
 
 @pytest.mark.parametrize(
@@ -44,7 +36,7 @@ def test_an_absent_repository_and_an_unreachable_remote_differ(tmp_path):
     assert discover_rounds(f"file://{tmp_path}/", ["v4.1", "v5.1"], 10) == {}  # a folder without rounds: nothing published
     started = time.monotonic()
     with pytest.raises(RemoteUnreachable, match="cannot reach the remote"):
-        discover_rounds(f"http://127.0.0.1:{_closed_port()}/", ["v4.1", "v5.1", "v6.0"], 10)  # raised at the first probe
+        discover_rounds(f"http://127.0.0.1:{closed_port()}/", ["v4.1", "v5.1", "v6.0"], 10)  # raised at the first probe
     assert time.monotonic() - started < 5
 
 
@@ -63,7 +55,7 @@ def test_the_pipeline_probes_an_unreachable_remote_once(prefect_isolated, wareho
     monkeypatch.setattr(git, "_run_git", counted)
     monkeypatch.setenv("MLPERF_NETWORK_RETRIES", "2")
     monkeypatch.setenv("MLPERF_RETRY_DELAY_S", "0")
-    state = mlperf_pipeline(["v4.1", "v5.1", "v6.0"], str(warehouse_path), None, f"http://127.0.0.1:{_closed_port()}/", str(tmp_path),
+    state = mlperf_pipeline(["v4.1", "v5.1", "v6.0"], str(warehouse_path), None, f"http://127.0.0.1:{closed_port()}/", str(tmp_path),
                             return_state=True)
     assert state.is_failed() and "3 of 3 rounds failed" in state.message
     assert calls == ["ls-remote"]  # one probe, no retries, no probe per round
