@@ -57,6 +57,7 @@ def test_cli_ingest_prints_counts(prefect_isolated, real_slice, warehouse_path, 
     out = capsys.readouterr().out
     line = next(l for l in out.splitlines() if l.startswith("v4.1"))
     assert line.split()[:8] == ["v4.1", "succeeded", "1", "10", "10", "1", "1", "0"]
+    assert float(line.split()[8]) > 0  # seconds spent reading and scoring
 
 
 def test_cli_refuses_an_unknown_source(prefect_isolated, warehouse_path, capsys):

@@ -7,8 +7,9 @@ The score step of source -> parse -> score: facts in, the rows of `systems`, `ru
 from __future__ import annotations
 
 import statistics
+import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -56,8 +57,12 @@ def _run_spread(verdicts: list[RunVerdict], factor: float) -> tuple[float | None
 
 
 def score_round(facts: RoundFacts) -> RoundData:
-    """The round's rows, every run judged by the round's rules (compliance verdicts came from the parse workers)."""
-    return _assemble(facts, rules_for_round(facts.round))
+    """The round's rows, every run judged by the round's rules (compliance verdicts came from the parse workers).
+
+    `seconds` covers reading and scoring, as `ingestions.seconds` says."""
+    started = time.perf_counter()
+    data = _assemble(facts, rules_for_round(facts.round))
+    return replace(data, seconds=facts.seconds + (time.perf_counter() - started))
 
 
 def _energy(c: RoundFacts, rules: RoundRules, group_runs: dict, scaling_by_group: dict) -> tuple[list[dict], dict]:
