@@ -164,6 +164,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return stop.code if isinstance(stop.code, int) else 2
     _prepare_environment()
+    if args.command in ("run", "ingest", "analyze", "trends", "watch"):
+        from mlperf_scaling.flows.local_api import lean_local_runs
+
+        with lean_local_runs():
+            return _command(args, settings)
+    return _command(args, settings)
+
+
+def _command(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
     if args.command in ("query", "export"):

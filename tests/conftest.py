@@ -75,7 +75,9 @@ def prefect_isolated(tmp_path_factory):
     os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(home / "results")
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+    from mlperf_scaling.flows.local_api import without_heartbeats
+
+    with prefect_test_harness(server_startup_timeout=120), without_heartbeats():
         yield
 
 
