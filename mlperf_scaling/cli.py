@@ -38,6 +38,8 @@ def _console() -> Console:
 def _prepare_environment() -> None:
     # Offline-friendly Prefect defaults; a user's own settings win.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # the temporary local API can need more than Prefect's 20 s to start on a busy two-core machine (seen here)
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
 def _print_summaries(summaries: list[dict]) -> int:
