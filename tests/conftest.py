@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
+import tarfile
 import tempfile
 from pathlib import Path
 
-# Before anything imports Prefect: never touch the user's ~/.prefect, never send telemetry.
-os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="mlperf-tests-prefect-")
-os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
-
-import shutil
-import tarfile
-
 import pytest
 
+# Every temporary file of the run, ours, pytest's, multiprocessing's and the child processes' (TMPDIR is inherited),
+# under one folder removed when the run ends: no test leaves a file behind.
+TEST_TMP = tempfile.mkdtemp(prefix="mlperf-tests-")
+os.environ["TMPDIR"] = tempfile.tempdir = TEST_TMP
+atexit.register(shutil.rmtree, TEST_TMP, ignore_errors=True)  # registered first, so it runs after Prefect's own clean-up
+# Before anything imports Prefect: never touch the user's ~/.prefect, never send telemetry.
+os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="prefect-")
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+
 PROJECT = Path(__file__).resolve().parents[1]
+
 
 SHARED_MLPERF = Path(os.environ.get("MLPERF_SHARED", PROJECT.parent / "shared" / "mlperf")).resolve()
 ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.1", "v4.0", "v4.1", "v5.1")
