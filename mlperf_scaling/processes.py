@@ -1,7 +1,7 @@
 """One pool of worker processes per process, shared by the stages that use every core (parsing logs, drawing plots).
 
 Not fork: the parent runs Prefect's threads, which a fork would copy mid-lock. A fork server, started once, preloads
-the modules the workers need (the parser, matplotlib) and forks the workers from that clean process; each worker
+the parser and forks the workers from that clean process; each worker
 ends with the process that started the pool, killed or not.
 """
 
@@ -15,8 +15,9 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-# imported once in the fork server, not in every worker
-PRELOAD = ["mlperf_scaling.tasks.parse.pool", "mlperf_scaling.tasks.publish.plots"]
+# imported once in the fork server, not in every worker; matplotlib is not: a worker imports it with its first plot,
+# and a command that draws nothing never waits for it
+PRELOAD = ["mlperf_scaling.tasks.parse.pool"]
 
 _shared: dict[int, ProcessPoolExecutor] = {}
 _shared_lock = threading.Lock()

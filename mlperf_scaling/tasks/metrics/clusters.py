@@ -8,10 +8,6 @@ import warnings
 
 import numpy as np
 import polars as pl
-from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import silhouette_score
-from sklearn.preprocessing import StandardScaler
 
 SEED = 0
 K_RANGE = range(2, 7)
@@ -30,6 +26,12 @@ def _features(group: pl.DataFrame) -> np.ndarray:
 
 def choose_clusters(features: np.ndarray) -> tuple[np.ndarray, int, float | None, str | None]:
     """Labels, k, silhouette and a note. Fewer than 3 distinct points: one cluster, no silhouette."""
+    # scikit-learn only where systems are clustered, not in every command that imports this module
+    from sklearn.cluster import KMeans
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.metrics import silhouette_score
+    from sklearn.preprocessing import StandardScaler
+
     distinct = len(np.unique(features.round(12), axis=0))
     if distinct < 3:
         return np.zeros(len(features), dtype=int), 1, None, f"{distinct} distinct configuration(s): too few to cluster"

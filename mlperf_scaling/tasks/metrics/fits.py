@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.optimize import OptimizeWarning, curve_fit
 
 MIN_DISTINCT_COUNTS = 3
 RESAMPLES = 1000
@@ -146,6 +145,8 @@ def usl_log_time(n, g, a, b):
 
 
 def _usl(n: np.ndarray, t: np.ndarray, row: dict[str, Any], threshold: float) -> dict[str, Any]:
+    from scipy.optimize import OptimizeWarning, curve_fit  # scipy only where a USL curve is fitted
+
     smallest = int(np.argmin(n))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OptimizeWarning)

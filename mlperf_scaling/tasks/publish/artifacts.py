@@ -9,7 +9,7 @@ import polars as pl
 from prefect.artifacts import create_image_artifact, create_markdown_artifact, create_table_artifact
 
 from mlperf_scaling.contracts.enums import RulesCoverage
-from mlperf_scaling.tasks.publish.plots import NOTE
+from mlperf_scaling.tasks.publish.labels import NOTE
 from mlperf_scaling.tasks.run_context import artifact_key
 from mlperf_scaling.tasks.score.rules import rules_for_round
 from mlperf_scaling.warehouse.versions import RoundChange

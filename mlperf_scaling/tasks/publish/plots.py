@@ -19,11 +19,9 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark  # noqa: E402
+from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, NOTE, PLOT_KINDS, workload_label  # noqa: E402, F401
 
-NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
-DEFAULT_FORMATS = ("png",)  # what the pages show; "svg" too with MLPERF_PLOT_FORMATS="png svg"
-PLOT_KINDS = ("scaling", "time", "energy", "systems", "efficiency")
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
 
 
@@ -34,12 +32,6 @@ def _title_text(round_name: str, benchmark: str, what: str, n_systems: int) -> s
 
 def _title(ax, round_name: str, benchmark: str, what: str, n_systems: int) -> None:
     ax.set_title(_title_text(round_name, benchmark, what, n_systems), fontsize=11)
-
-
-def workload_label(benchmark: str, round_name: str) -> str:
-    """The workload by its model's name: `RetinaNet`, with the folder where it differs: `RetinaNet (ssd)`."""
-    model = benchmark_name(benchmark, round_name).model
-    return model if model.lower().replace("-", "_") == benchmark else f"{model} ({benchmark})"
 
 
 def _footer(fig, round_name: str) -> None:

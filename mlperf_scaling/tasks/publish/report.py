@@ -11,7 +11,7 @@ import jinja2
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
-from mlperf_scaling.tasks.publish.plots import NOTE, PLOT_KINDS, workload_label
+from mlperf_scaling.tasks.publish.labels import NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
     "scaling": "Within each comparable accelerator group: efficiency against the group's smallest configuration, the Amdahl fit "

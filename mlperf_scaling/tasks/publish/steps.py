@@ -16,7 +16,6 @@ from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
 from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
-from mlperf_scaling.tasks.publish.plots import plot_benchmark, plot_trends
 from mlperf_scaling.tasks.publish.report import render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
 from mlperf_scaling.tasks.run_context import artifact_key, run_logger
@@ -28,6 +27,8 @@ from mlperf_scaling.warehouse.read import read_queries
 def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = ("png",)) -> dict[str, dict[str, list[Path]]]:
     """Each benchmark's plots, drawn on every core; a benchmark whose inputs and plotting code are unchanged since
     its plots were drawn (a stored content hash) is not drawn again."""
+    from mlperf_scaling.tasks.publish.plots import plot_benchmark  # matplotlib: imported where drawn, not by every command
+
     folder = Path(reports) / analysis.round / "plots"
     drawn = DrawnPlots(folder)
     plots: dict[str, dict[str, list[Path]]] = {}
@@ -69,6 +70,8 @@ def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, 
 @task(name="publish-trends", cache_policy=NO_CACHE)
 def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple[str, ...] = ("png",)) -> Path:
     """reports/trends/: a plot per workload, the CSV tables and index.html."""
+    from mlperf_scaling.tasks.publish.plots import plot_trends
+
     folder = Path(reports) / "trends"
     # every round published between the first and the last, so a round this warehouse lacks shows as a gap
     seen = frames["round_trends"]["round"].unique().to_list()

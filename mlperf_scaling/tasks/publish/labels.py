@@ -1,0 +1,15 @@
+"""What plots and pages say, without drawing anything: the note on derived metrics, the plot kinds and formats, the
+workload's name. Kept apart from plots.py so that the pages and artifacts need no matplotlib."""
+
+from __future__ import annotations
+
+from mlperf_scaling.reference.lookup import benchmark_name
+
+NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
+DEFAULT_FORMATS = ("png",)  # what the pages show; "svg" too with MLPERF_PLOT_FORMATS="png svg"
+PLOT_KINDS = ("scaling", "time", "energy", "systems", "efficiency")
+
+def workload_label(benchmark: str, round_name: str) -> str:
+    """The workload by its model's name: `RetinaNet`, with the folder where it differs: `RetinaNet (ssd)`."""
+    model = benchmark_name(benchmark, round_name).model
+    return model if model.lower().replace("-", "_") == benchmark else f"{model} ({benchmark})"
