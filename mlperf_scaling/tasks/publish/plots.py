@@ -74,6 +74,9 @@ def _save(fig, folder: Path, stem: str, formats: tuple[str, ...] = DEFAULT_FORMA
     """Each format once: the page shows the PNG; SVG (vector, text kept as text) only when asked for."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{stem}.{suffix}" for suffix in formats]
+    # tight_layout() leaves a placeholder layout engine behind, which makes savefig draw the whole figure once more
+    # (without rendering) before drawing it for real; the layout is already done
+    fig.set_layout_engine(None)
     for path in paths:
         # no date in the files: the same figure gives the same bytes
         fig.savefig(path, dpi=110, metadata={"Software": None} if path.suffix == ".png" else {"Date": None})
