@@ -1,4 +1,8 @@
-"""One pool of worker processes per process, shared by the stages that use every core (parsing logs, drawing plots).
+"""Pools of worker processes, one per kind of work, kept for the whole process: parsing logs, and drawing plots.
+
+Two pools, not one: a round's plots are drawn while the next round is read, and a parse batch must not queue behind
+a figure. Drawing runs at a lower priority (nice), so the reading that everything after it waits for keeps the cores
+it needs and the figures fill what it leaves idle.
 
 Not fork: the parent runs Prefect's threads, which a fork would copy mid-lock. A fork server, started once, preloads
 the parser and forks the workers from that clean process; each worker
@@ -19,7 +23,11 @@ from concurrent.futures import ProcessPoolExecutor
 # and a command that draws nothing never waits for it
 PRELOAD = ["mlperf_scaling.tasks.parse.pool"]
 
-_shared: dict[int, ProcessPoolExecutor] = {}
+PARSE = "parse"
+DRAW = "draw"
+_NICENESS = {PARSE: 0, DRAW: 10}
+
+_shared: dict[tuple[str, int], ProcessPoolExecutor] = {}
 _shared_lock = threading.Lock()
 
 
@@ -27,16 +35,22 @@ def cpu_workers() -> int:
     return min(2, os.cpu_count() or 1)
 
 
-def shared_pool(workers: int) -> ProcessPoolExecutor:
-    """The pool of `workers` processes of this process, kept for every round and every stage."""
+def shared_pool(workers: int, kind: str = PARSE) -> ProcessPoolExecutor:
+    """The pool of `workers` processes of this process for one kind of work, kept for every round."""
     with _shared_lock:
-        executor = _shared.get(workers)
+        executor = _shared.get((kind, workers))
         if executor is None or getattr(executor, "_broken", False):
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(PRELOAD)
-            executor = _shared[workers] = ProcessPoolExecutor(workers, mp_context=context, initializer=exit_with_parent,
-                                                              initargs=(os.getpid(),))
+            executor = _shared[kind, workers] = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker,
+                                                                    initargs=(os.getpid(), _NICENESS[kind]))
         return executor
+
+
+def start_worker(parent_pid: int, niceness: int = 0) -> None:
+    if niceness:
+        os.nice(niceness)
+    exit_with_parent(parent_pid)
 
 
 def exit_with_parent(parent_pid: int) -> None:
@@ -81,12 +95,12 @@ def _shutdown_shared() -> None:
     _shared.clear()
 
 
-def map_on_cores(function, calls: list[tuple]) -> list:
-    """function(*call) for every call, on the shared pool's workers when there is more than one call, in order.
+def map_on_cores(function, calls: list[tuple], kind: str = PARSE) -> list:
+    """function(*call) for every call, on the workers of the `kind` pool when there is more than one call, in order.
 
     `function` must be importable by name (a module-level function): the workers import it.
     """
     if len(calls) <= 1 or cpu_workers() == 1:
         return [function(*call) for call in calls]
-    pool = shared_pool(cpu_workers())
+    pool = shared_pool(cpu_workers(), kind)
     return [future.result() for future in [pool.submit(function, *call) for call in calls]]

@@ -242,13 +242,13 @@ def test_plots_are_not_redrawn_when_nothing_changed(tmp_path):
         table, excluded = efficiency_table(frame(score("a", 8, minutes), score("b", 16, 6.0), score("c", 32, 4.0)))
         return RoundAnalysis("v4.1", table, cluster_table(table), excluded, fit_table(table))
 
-    first = draw_round_plots.fn(analysis(10.0), str(tmp_path))
+    first = draw_round_plots(analysis(10.0), str(tmp_path))
     png = first["bert"]["time"][0]
     drawn_at = png.stat().st_mtime_ns
-    again = draw_round_plots.fn(analysis(10.0), str(tmp_path))
+    again = draw_round_plots(analysis(10.0), str(tmp_path))
     assert again == first and png.stat().st_mtime_ns == drawn_at  # same inputs, same code: not drawn again
-    draw_round_plots.fn(analysis(11.0), str(tmp_path))
+    draw_round_plots(analysis(11.0), str(tmp_path))
     assert png.stat().st_mtime_ns != drawn_at  # one time changed: drawn again
     png.unlink()
-    draw_round_plots.fn(analysis(11.0), str(tmp_path))
+    draw_round_plots(analysis(11.0), str(tmp_path))
     assert png.is_file()  # a file gone is drawn again

@@ -8,10 +8,12 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 
 from mlperf_scaling.flows.analyze import analyze_round, analyze_trends
+from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
-from mlperf_scaling.flows.publish import publish_round
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
+from mlperf_scaling.tasks.metrics.steps import read_round_analysis
+from mlperf_scaling.tasks.publish.steps import publish_round_outputs
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.steps import list_rounds
 from mlperf_scaling.warehouse.steps import record_failure
@@ -29,6 +31,9 @@ def mlperf_pipeline(
 ) -> list[dict]:
     """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run.
 
+    A round's publishing (its plots above all) runs in the background while the next round is read, and the
+    cross-round trends wait for every round's.
+
     No rounds (None): every round the source holds. A round whose source version is already loaded, with its report
     on disk, is skipped in seconds. When a round fails, its flow run ends Failed, and so does this one once every
     other round has run, listing the failed rounds; its data holds every round's summary.
@@ -38,6 +43,7 @@ def mlperf_pipeline(
     if rounds is None:
         rounds = list_rounds.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(mirror, remote_base, rounds_of_installed_rules(), settings.network_timeout_s)
     summaries = []
+    publishing = []  # (summary, future) of the rounds being published in the background
     unreachable: str | None = None  # once the remote cannot be reached, the other rounds there are not tried
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
@@ -60,15 +66,25 @@ def mlperf_pipeline(
         elif summary["status"] in ("succeeded", "unchanged"):
             try:
                 analyze_round(round_name, warehouse)
-                summary["report"] = publish_round(round_name, warehouse, reports, settings.plot_formats)["report"]
+                analysis = read_round_analysis(warehouse, round_name)  # read here: the background never opens the warehouse
+                publishing.append((summary, publish_round_outputs.submit(round_name, opaque(analysis), reports, settings.plot_formats)))
             except Exception as exc:  # the round's data is loaded; say what failed after it
-                logger.error("%s: analysis failed: %s", round_name, exc)
-                summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
-                summary["analysis_failed"] = True
+                _analysis_failed(summary, exc)
         summaries.append(summary)
+    for summary, future in publishing:
+        try:
+            summary["report"] = future.result()["report"]
+        except Exception as exc:
+            _analysis_failed(summary, exc)
     if any(s["status"] in ("succeeded", "unchanged") for s in summaries):
         try:
             analyze_trends(warehouse, reports, settings.plot_formats)
         except Exception as exc:  # the rounds are loaded and published; say what failed after them
             logger.error("cross-round trends failed: %s", exc)
     return rounds_state(summaries, "mlperf-pipeline")  # type: ignore[return-value]
+
+
+def _analysis_failed(summary: dict, exc: Exception) -> None:
+    get_run_logger().error("%s: analysis failed: %s", summary.get("round"), exc)
+    summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
+    summary["analysis_failed"] = True

@@ -320,12 +320,12 @@ def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None
                 formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, list[Path]]:
     """One plot per workload, drawn on every core: best time to train per round, a line per (comparable group,
     accelerator count); rounds without a result leave a gap (dotted) rather than a line that reads as adjacent rounds."""
-    from mlperf_scaling.processes import map_on_cores
+    from mlperf_scaling.processes import DRAW, map_on_cores
 
     folder.mkdir(parents=True, exist_ok=True)
     rounds = all_rounds or trends.select("round", "round_order").unique().sort("round_order")["round"].to_list()
     calls = [(str(workload), group, folder, rounds, formats) for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True)]
-    return dict(zip([call[0] for call in calls], map_on_cores(plot_trend, calls), strict=True))
+    return dict(zip([call[0] for call in calls], map_on_cores(plot_trend, calls, DRAW), strict=True))
 
 
 def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[str], formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:

@@ -9,8 +9,9 @@ import polars as pl
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.runtime import task_run
 
-from mlperf_scaling.processes import map_on_cores
+from mlperf_scaling.processes import DRAW, map_on_cores
 from mlperf_scaling.rounds import sorted_rounds
 from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
@@ -23,7 +24,21 @@ from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.warehouse.read import read_queries
 
 
-@task(name="draw-plots", cache_policy=NO_CACHE)
+def _publish_run_name() -> str:
+    return f"publish-{task_run.parameters['round_name'].replace('.', '-')}"
+
+
+@task(name="publish-round", task_run_name=_publish_run_name, cache_policy=NO_CACHE)
+def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = ("png",)) -> dict:
+    """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (already read: this task may
+    run beside the next round's load, and never opens the warehouse)."""
+    plots = draw_round_plots(analysis, reports, formats)
+    report = write_round_report(analysis, plots, reports)
+    keys = publish_round_artifacts(analysis, plots, report)
+    run_logger().info("%s: report %s, %d artifacts", round_name, report, len(keys))
+    return {"round": round_name, "report": str(report), "artifacts": keys}
+
+
 def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = ("png",)) -> dict[str, dict[str, list[Path]]]:
     """Each benchmark's plots, drawn on every core; a benchmark whose inputs and plotting code are unchanged since
     its plots were drawn (a stored content hash) is not drawn again."""
@@ -42,7 +57,7 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
             plots[benchmark] = kept
         else:
             todo.append((benchmark, fingerprint, inputs))
-    for (benchmark, fingerprint, _), paths in zip(todo, map_on_cores(plot_benchmark, [inputs for _, _, inputs in todo]), strict=True):
+    for (benchmark, fingerprint, _), paths in zip(todo, map_on_cores(plot_benchmark, [inputs for _, _, inputs in todo], DRAW), strict=True):
         plots[benchmark] = paths
         drawn.record(benchmark, fingerprint, paths)
     drawn.save()
@@ -50,7 +65,6 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
     return dict(sorted(plots.items()))
 
 
-@task(name="write-report", cache_policy=NO_CACHE)
 def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], reports: str) -> Path:
     folder = Path(reports) / analysis.round
     summary = summarize_benchmarks(analysis.efficiency)
@@ -61,7 +75,6 @@ def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[
     return write_index(folder, page)
 
 
-@task(name="publish-artifacts", cache_policy=NO_CACHE)
 def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path) -> list[str]:
     return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report,
                              analysis.recommendations)
