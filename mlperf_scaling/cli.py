@@ -166,15 +166,32 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return stop.code if isinstance(stop.code, int) else 2
     _prepare_environment()
-    if args.command in ("run", "ingest", "analyze", "trends", "watch"):
-        from mlperf_scaling.flows.local_api import lean_local_runs
+    if args.command in _FLOWS:
+        unchanged = None
+        if args.command == "run" and not args.force:  # answered before anything heavy starts
+            from mlperf_scaling.fast_path import unchanged_run
 
-        with lean_local_runs():
-            return _command(args, settings)
+            unchanged = unchanged_run(settings.rounds, settings.mirror, settings.remote_base, settings.warehouse, settings.reports)
+        if unchanged is None:
+            from mlperf_scaling.flows.local_api import local_runs, start_early
+
+            with local_runs(start_early(), _FLOWS[args.command]):
+                return _command(args, settings)
+        return _command(args, settings, unchanged)
     return _command(args, settings)
 
 
-def _command(args: argparse.Namespace, settings: Settings) -> int:
+# the commands that run flows, and the modules of their flows (imported while a temporary API boots)
+_FLOWS = {
+    "run": ["mlperf_scaling.flows.pipeline"],
+    "ingest": ["mlperf_scaling.flows.ingest"],
+    "analyze": ["mlperf_scaling.flows.analyze", "mlperf_scaling.flows.publish"],
+    "trends": ["mlperf_scaling.flows.analyze"],
+    "watch": ["mlperf_scaling.flows.watch"],
+}
+
+
+def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict] | None = None) -> int:
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
     if args.command in ("query", "export"):
@@ -225,16 +242,15 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         except SourceError as exc:
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 2
+    elif unchanged is not None:
+        summaries = unchanged
     else:
-        from mlperf_scaling.fast_path import unchanged_run
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.pipeline import mlperf_pipeline
         from mlperf_scaling.tasks.source.members import SourceError
 
-        unchanged = None if args.force else unchanged_run(settings.rounds, settings.mirror, settings.remote_base, settings.warehouse,
-                                                          settings.reports)
         try:
-            summaries = unchanged if unchanged is not None else result_of(mlperf_pipeline(
+            summaries = result_of(mlperf_pipeline(
                 args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports),
                 args.force, settings=settings, return_state=True,
             ))

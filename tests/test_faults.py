@@ -247,3 +247,32 @@ def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
     by_round = {s["round"]: s for s in summaries}
     assert by_round["v4.0"]["status"] == "failed" and "git clone failed" in by_round["v4.0"]["message"]
     assert by_round["v4.1"]["status"] == "succeeded"
+
+
+API_CHILD = """
+import os, signal, sys
+from mlperf_scaling.flows.local_api import TemporaryApi
+
+api = TemporaryApi()
+api.wait_until_ready(120)
+print(api.process.pid, api.url, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_killed_command_leaves_no_temporary_prefect_api_behind():
+    from urllib.request import urlopen
+
+    child = subprocess.Popen([sys.executable, "-c", API_CHILD], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                             env={**__import__("os").environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+    server_pid, url = child.stdout.readline().split()
+    assert child.wait(timeout=60) == -signal.SIGKILL  # killed at once: no exit handler ran
+    deadline = time.monotonic() + 15
+    while Path(f"/proc/{server_pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{server_pid}").exists(), "the temporary API outlived the command that started it"
+    try:
+        urlopen(f"{url}/health", timeout=2)
+        raise AssertionError("the temporary API still answers")
+    except OSError:
+        pass

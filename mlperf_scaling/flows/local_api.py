@@ -1,30 +1,143 @@
-"""Flow runs on the temporary local API, without the cost meant for a served one."""
+"""Flow runs on Prefect's temporary local API when no served one is configured, started at once, beside the imports.
+
+Left to itself, Prefect starts its temporary API at the first flow run: after this process has imported everything,
+and after importing the whole server package here too (1.5 s) just to launch it; then the run waits for it to boot
+(about 4 s). Started here instead, with the same command Prefect uses (`prefect.server.api.server.SubprocessASGIServer`),
+the server boots in its own process while this one imports the flows. With PREFECT_API_URL set (in the environment, a
+profile or prefect.toml: a served API), nothing temporary is started and heartbeats stay on.
+"""
 
 from __future__ import annotations
 
+import atexit
+import ctypes
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-import prefect.settings
-from prefect.settings import PREFECT_API_URL, temporary_settings
+_PR_SET_PDEATHSIG = 1
+
+
+class TemporaryApi:
+    """Prefect's temporary API server in a child process that ends with this one, killed or not."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+        self.port = 0
+        self._start()
+        atexit.register(self.stop)  # before Prefect's own exit handlers, so it runs after their last flush of logs
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def _start(self) -> None:
+        spec = importlib.util.find_spec("prefect")  # where Prefect lives, without importing it
+        assert spec is not None and spec.origin is not None
+        self.port = _free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent), "--factory",
+             "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error",
+             "--lifespan", "on"],
+            env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
+            preexec_fn=_end_with_parent,  # noqa: PLW1509  # no thread runs yet: nothing is imported that starts one
+        )
+
+    def wait_until_ready(self, timeout_s: float) -> None:
+        """Return once the API answers; raise RuntimeError if it does not within `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            code = self.process.poll()
+            if code == 3:  # uvicorn: the port was taken meanwhile; another one
+                self._start()
+                continue
+            if code is not None:
+                raise RuntimeError(f"the temporary Prefect API exited with status {code} before it answered")
+            try:
+                with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the temporary Prefect API did not answer within {timeout_s:.0f} s "
+                           "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _end_with_parent() -> None:
+    # in the child, before exec: SIGTERM when the parent ends, so a killed run leaves no server behind
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def start_early() -> TemporaryApi | None:
+    """A temporary API, started now, unless PREFECT_API_URL is set in the environment or Prefect is already
+    configured in this process (a test harness). `local_runs` stops it again if a profile names a served API."""
+    if os.environ.get("PREFECT_API_URL") or "prefect.settings" in sys.modules:
+        return None
+    return TemporaryApi()
 
 
 @contextmanager
-def lean_local_runs() -> Iterator[None]:
-    """With no served API (PREFECT_API_URL unset), flows run on a temporary local API that ends with this process.
-    Flow-run heartbeats, which let a server notice a crashed run, serve nothing there, and every flow run waits up
-    to a second on exit for the heartbeat thread's sleep (about 1 s of each 1.2 s subflow): they are turned off.
-    With a served API they stay on."""
-    if PREFECT_API_URL.value():
+def local_runs(early: TemporaryApi | None, preload: list[str] = ()) -> Iterator[None]:  # type: ignore[assignment]
+    """Flow runs on a served API when one is configured, else on a temporary one (`early`, or one started now):
+    imports `preload` (the flows about to run) while it boots, and turns heartbeats off on it."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL, temporary_settings
+
+    served = PREFECT_API_URL.value()
+    if served:
+        if early is not None:
+            early.stop()
+        for module in preload:
+            importlib.import_module(module)
         yield
         return
-    with without_heartbeats():
+    api = early or TemporaryApi()
+    for module in preload:
+        importlib.import_module(module)
+    api.wait_until_ready(float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")))
+    # stopped at exit (TemporaryApi registers it), after Prefect has sent its last logs and events; no UI is served
+    # there, so no "View at" links to one
+    with temporary_settings(updates={PREFECT_API_URL: api.url, PREFECT_UI_URL: ""}), without_heartbeats():
         yield
 
 
 @contextmanager
 def without_heartbeats() -> Iterator[None]:
-    """Flow runs without heartbeats, for an API that lives no longer than this process (the tests' too)."""
+    """Flow runs without heartbeats, for an API that lives no longer than this process (the tests' too).
+
+    Flow-run heartbeats let a server notice a crashed run: they serve nothing there, and every flow run waits up to a
+    second on exit for the heartbeat thread's sleep (about 1 s of each 1.2 s subflow)."""
+    import prefect.settings
+    from prefect.settings import temporary_settings
+
     heartbeat = getattr(prefect.settings, "PREFECT_FLOWS_HEARTBEAT_FREQUENCY")  # noqa: B009  # defined dynamically
     with temporary_settings(updates={heartbeat: None}):
         yield

@@ -117,15 +117,17 @@ def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyCo
         draft = target.with_name(f"{target.name}.draft")
         for stale in (draft, Path(f"{draft}.wal")):  # left by a writer that was killed
             stale.unlink(missing_ok=True)
-        if target.exists() and not is_current(target):
+        current = target.exists() and is_current(target)
+        if target.exists() and not current:
             # derived data, all of it re-readable from the sources: start again rather than migrate
             say(f"warehouse {target} was written by another version of mlperf-scaling (other table definitions): "
                 "it is rebuilt from scratch, and every round is read again")
-        elif target.exists():
+        if current:
             shutil.copyfile(target, draft)
         connection = connect(draft)
         try:
-            ensure_schema(connection)
+            if not current:  # a copy of a current warehouse has every table and view already
+                ensure_schema(connection)
             yield connection
             connection.execute("checkpoint")
         except BaseException:
