@@ -8,6 +8,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -74,16 +75,48 @@ def read_shipped_round(round_name: str):
     return data, stream.provenance
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _outside_the_project():
+    """Tests run in the temporary folder: a default relative path (reports/, data/) never lands in the project."""
+    previous = os.getcwd()
+    os.chdir(TEST_TMP)
+    yield
+    os.chdir(previous)
+
+
+_API: dict[str, object] = {}
+
+
+def pytest_configure(config):
+    """One throwaway Prefect API for the whole run, started at once: it migrates its new database (15 s) while the
+    first tests run, and every worker process (inheriting PREFECT_API_URL) shares it instead of migrating its own."""
+    if hasattr(config, "workerinput") or "PREFECT_API_URL" in os.environ:
+        return  # a worker: the API is its controller's
+    from mlperf_scaling.flows.local_api import TemporaryApi
+
+    api = TemporaryApi()  # its database under this run's PREFECT_HOME; stopped at exit
+    os.environ["PREFECT_API_URL"] = api.url
+    _API["api"] = api
+
+
 @pytest.fixture(scope="session")
 def prefect_isolated(tmp_path_factory):
-    """A throwaway Prefect database and result storage for flow tests."""
-    home = Path(os.environ["PREFECT_HOME"])
-    os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(home / "results")
-    from prefect.testing.utilities import prefect_test_harness
+    """The run's throwaway Prefect API (database, result storage), once it answers, for flow tests."""
+    from urllib.request import urlopen
 
+    os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(Path(os.environ["PREFECT_HOME"]) / "results")
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            with urlopen(f"{os.environ['PREFECT_API_URL']}/health", timeout=2):
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail("the tests' Prefect API did not answer within 180 s")
+            time.sleep(0.2)
     from mlperf_scaling.flows.local_api import without_heartbeats
 
-    with prefect_test_harness(server_startup_timeout=120), without_heartbeats():
+    with without_heartbeats():
         yield
 
 

@@ -31,7 +31,8 @@ def test_pipeline_uses_the_mirror_and_survives_a_failing_round(prefect_isolated,
     from mlperf_scaling.flows.pipeline import mlperf_pipeline
 
     # v9.9 is in no mirror; its "public" repository is a folder that does not exist
-    state = mlperf_pipeline(["v4.1", "v9.9"], str(warehouse_path), str(mirror), f"file://{tmp_path}/nowhere/", return_state=True)
+    state = mlperf_pipeline(["v4.1", "v9.9"], str(warehouse_path), str(mirror), f"file://{tmp_path}/nowhere/", str(tmp_path / "reports"),
+                           return_state=True)
     # the UI shows the truth: the parent Failed after v4.1 went through, naming v9.9; v9.9's own run Failed with its reason
     assert state.is_failed() and state.message.startswith("mlperf-pipeline: 1 of 2 rounds failed (v9.9: ")
     with get_client(sync_client=True) as client:

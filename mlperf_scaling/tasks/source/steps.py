@@ -11,7 +11,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from mlperf_scaling.tasks.run_context import run_logger
-from mlperf_scaling.tasks.source.git import RemoteUnreachable
+from mlperf_scaling.tasks.source.git import RemoteUnreachable, RepositoryAbsent
 from mlperf_scaling.tasks.source.members import Provenance, SourceError
 from mlperf_scaling.tasks.source.releases import discover_rounds, normalise_remote_base, rounds_in_mirror
 from mlperf_scaling.tasks.source.resolve import resolve_source, source_version
@@ -19,8 +19,9 @@ from mlperf_scaling.tasks.source.resolve import resolve_source, source_version
 
 def worth_retrying(task, task_run, state) -> bool:
     """Prefect's retry condition for network steps: a remote that cannot be reached at all is not tried again (one
-    probe says it); other failures (a transfer cut mid-way, a server error) are."""
-    return not isinstance(state.data, RemoteUnreachable)
+    probe says it), nor one that answered that the repository does not exist (asking again gets the same answer);
+    other failures (a transfer cut mid-way, a server error) are."""
+    return not isinstance(state.data, RemoteUnreachable | RepositoryAbsent)
 
 
 @task(name="source-version", timeout_seconds=300, cache_policy=NO_CACHE, retry_condition_fn=worth_retrying)
