@@ -93,7 +93,8 @@ def plot_systems(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = D
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     groups = group.group_by("accelerator_group").agg(pl.col("accelerators").median().alias("m")).sort("m", "accelerator_group")
     row_of = {name: i for i, name in enumerate(groups["accelerator_group"])}
-    counts = group.group_by("accelerator_group", "accelerators", "cluster").len()
+    # sorted: group_by's order varies from run to run, and markers that overlap are drawn in this order
+    counts = group.group_by("accelerator_group", "accelerators", "cluster").len().sort("accelerator_group", "accelerators", "cluster")
     height = max(3.6, 1.2 + 0.42 * len(row_of))
     fig, ax = plt.subplots(figsize=(9, height))
     for name, accelerators, cluster, n in counts.iter_rows():
@@ -332,7 +333,9 @@ def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[st
     """The trend plot of one workload (its rows of `round_trends`)."""
     position = {r: i for i, r in enumerate(rounds)}
     fig, ax = plt.subplots(figsize=(9, 5.2))
-    series = group.group_by("accelerator_group", "accelerators").agg(pl.len().alias("n")).sort("n", "accelerators", descending=[True, False]).head(8)
+    # ties broken by name too: group_by's order varies from run to run, and the order gives each line its colour
+    series = (group.group_by("accelerator_group", "accelerators").agg(pl.len().alias("n"))
+              .sort("n", "accelerators", "accelerator_group", descending=[True, False, False]).head(8))
     for colour, (name, accelerators, _) in zip(_COLOURS, series.iter_rows(), strict=False):
         line = group.filter((pl.col("accelerator_group") == name) & (pl.col("accelerators") == accelerators)).sort("round_order")
         xs = [position[r] for r in line["round"]]
