@@ -49,7 +49,7 @@ class TemporaryApi:
              "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error",
              "--lifespan", "on"],
             env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
-            preexec_fn=_end_with_parent,  # noqa: PLW1509  # no thread runs yet: nothing is imported that starts one
+            preexec_fn=_end_with_parent,  # noqa: PLW1509  # a prctl call only (Linux), nothing that takes a lock
         )
 
     def wait_until_ready(self, timeout_s: float) -> None:
@@ -92,9 +92,14 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+# looked up here, not in the child between fork and exec, where loading a library could wait on a lock forever
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+
+
 def _end_with_parent() -> None:
     # in the child, before exec: SIGTERM when the parent ends, so a killed run leaves no server behind
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def start_early() -> TemporaryApi | None:
