@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import functools
 import os
+import pickle
 import shutil
 import tarfile
 import tempfile
@@ -17,6 +20,8 @@ import pytest
 # under one folder removed when the run ends: no test leaves a file behind.
 TEST_TMP = tempfile.mkdtemp(prefix="mlperf-tests-")
 os.environ["TMPDIR"] = tempfile.tempdir = TEST_TMP
+# The folder shared by every process of the run: the controller's own (its workers inherit the variable).
+RUN_SHARED = Path(os.environ.setdefault("MLPERF_TEST_RUN_SHARED", TEST_TMP))
 atexit.register(shutil.rmtree, TEST_TMP, ignore_errors=True)  # registered first, so it runs after Prefect's own clean-up
 # Before anything imports Prefect: never touch the user's ~/.prefect, never send telemetry.
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="prefect-")
@@ -63,16 +68,32 @@ def ingest_source(spec: str, warehouse, notes_dir: str | None = None) -> dict:
     return load_round.fn(scored, validate_round.fn(scored), str(warehouse))
 
 
+@contextlib.contextmanager
+def made_once(path: Path):
+    """Yields whether `path` must still be made, holding a lock on it: across the run's worker processes, the first
+    to need a shared file makes it while the others wait, then they all read it."""
+    with open(f"{path}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield not path.exists()
+
+
 @functools.cache
 def read_shipped_round(round_name: str):
-    """Parse and score a shipped round once per test session."""
-    from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes
-    from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
+    """Parse and score a shipped round once per test run, whichever worker process asks first: kept as a pickle
+    (under 2 MB) in the run's shared folder, where reading the eight rounds in every worker cost 30 CPU-s."""
+    kept = RUN_SHARED / f"{round_name}.scored.pickle"
+    with made_once(kept) as missing:
+        if missing:
+            from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes
+            from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
 
-    source = resolve_source(str(archive(round_name)))
-    with open_source(source) as stream:
-        data = score_stream(stream, round_name, load_copy_notes(SHARED_MLPERF, round_name))
-    return data, stream.provenance
+            source = resolve_source(str(archive(round_name)))
+            with open_source(source) as stream:
+                data = score_stream(stream, round_name, load_copy_notes(SHARED_MLPERF, round_name))
+            part = kept.with_suffix(".part")
+            part.write_bytes(pickle.dumps((data, stream.provenance), protocol=pickle.HIGHEST_PROTOCOL))
+            part.replace(kept)
+    return pickle.loads(kept.read_bytes())
 
 
 @pytest.fixture(scope="session", autouse=True)

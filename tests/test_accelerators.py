@@ -7,9 +7,6 @@ from conftest import ROUNDS, read_shipped_round
 from mlperf_scaling.reference.lookup import accelerator_table, classify_accelerator
 from mlperf_scaling.tasks.metrics.efficiency import accelerator_families, efficiency_table
 
-# every test that reads whole shipped rounds runs in one worker, which reads each round once for all of them
-pytestmark = pytest.mark.xdist_group("shipped_rounds")
-
 
 def test_every_published_accelerator_name_is_in_the_mapping():
     known = {row[0] for row in accelerator_table()}

@@ -16,9 +16,6 @@ from conftest import ROUNDS, archive, official_verdict, read_shipped_round
 
 from mlperf_scaling.tasks.score.rules import rules_for_round, ruleset_name
 
-# every test that reads whole shipped rounds runs in one worker, which reads each round once for all of them
-pytestmark = pytest.mark.xdist_group("shipped_rounds")
-
 CHECKED_ROUNDS = [r for r in ROUNDS if rules_for_round(r).checked]
 SAMPLE_VALID_PER_ROUND = 50
 

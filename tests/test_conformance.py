@@ -7,9 +7,6 @@ import csv
 import pytest
 from conftest import OFFICIAL_ROUNDS, SHARED_MLPERF, read_shipped_round
 
-# every test that reads whole shipped rounds runs in one worker, which reads each round once for all of them
-pytestmark = pytest.mark.xdist_group("shipped_rounds")
-
 EXACT_MIN = 1e-9
 TWO_DECIMALS_MIN = 0.005  # rows the summarizer of the time printed rounded
 

@@ -7,13 +7,12 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
 
-from conftest import PROJECT, SHARED_MLPERF, archive, closed_port
+from conftest import PROJECT, RUN_SHARED, SHARED_MLPERF, archive, closed_port
 
 from mlperf_scaling.warehouse.connection import connect
 from mlperf_scaling.warehouse.load import ROUND_TABLES
@@ -23,27 +22,37 @@ import os
 import pickle
 import sys
 
-from mlperf_scaling.tasks.parse.steps import read_round
-from mlperf_scaling.tasks.score.compliance import judge_for
-from mlperf_scaling.tasks.score.rules import rules_for_round
-from mlperf_scaling.tasks.score.steps import score
-from mlperf_scaling.tasks.source.resolve import resolve_source
-from mlperf_scaling.warehouse.steps import load_round, validate_round
-
 prepared = sys.argv[5] if len(sys.argv) > 5 else None  # the round read and validated once, for kills aimed at the load
 if prepared and os.path.exists(prepared):
+    # only the write, as the load-round step makes it; nor Prefect nor the parser imported (2 CPU-s per kill)
+    from mlperf_scaling.warehouse.connection import open_writer
+    from mlperf_scaling.warehouse.load import replace_round
+
     with open(prepared, "rb") as handle:
-        result, frames = pickle.load(handle)
+        round_name, frames, ingestion = pickle.load(handle)
+    print("loading", flush=True)
+    with open_writer(sys.argv[3]) as connection:
+        replace_round(connection, round_name, frames, ingestion)
 else:
+    from mlperf_scaling.contracts.enums import IngestionStatus
+    from mlperf_scaling.tasks.parse.steps import read_round
+    from mlperf_scaling.tasks.score.compliance import judge_for
+    from mlperf_scaling.tasks.score.rules import rules_for_round
+    from mlperf_scaling.tasks.score.steps import score
+    from mlperf_scaling.tasks.source.resolve import resolve_source
+    from mlperf_scaling.warehouse.steps import ingestion_row, load_round, validate_round
+
     round_name = resolve_source(sys.argv[2]).round
     result = score.fn(read_round.fn(sys.argv[2], round_name, sys.argv[4], judge_for(rules_for_round(round_name))))
     frames = validate_round.fn(result)
     if prepared:
+        ingestion = ingestion_row(result.source, result.provenance, result.started_at, IngestionStatus.SUCCEEDED,
+                                  message=result.data.rules.note, frames=frames, data=result.data)
         with open(prepared + ".part", "wb") as handle:
-            pickle.dump((result, frames), handle)
+            pickle.dump((round_name, frames, ingestion), handle)
         os.replace(prepared + ".part", prepared)
-print("loading", flush=True)
-load_round.fn(result, frames, sys.argv[3])
+    print("loading", flush=True)
+    load_round.fn(result, frames, sys.argv[3])
 print("committed", flush=True)
 """
 
@@ -71,7 +80,7 @@ def ingest_command(source: Path, warehouse: Path, prepared: bool = True) -> list
     test run (kept as a pickle), where the test is about the load, not the reading."""
     command = [sys.executable, "-c", CHILD, str(PROJECT), str(source), str(warehouse), str(SHARED_MLPERF)]
     if prepared and source.parent == SHARED_MLPERF:
-        command.append(str(Path(tempfile.gettempdir()) / f"{source.name}.prepared.pickle"))
+        command.append(str(RUN_SHARED / f"{source.name}.prepared.pickle"))
     return command
 
 
