@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import pickle
 import signal
 import socket
 import subprocess
@@ -12,49 +14,63 @@ import time
 import uuid
 from pathlib import Path
 
-from conftest import PROJECT, RUN_SHARED, SHARED_MLPERF, archive, closed_port
+from conftest import PROJECT, RUN_SHARED, SHARED_MLPERF, archive, closed_port, made_once, read_shipped_round
 
 from mlperf_scaling.warehouse.connection import connect
 from mlperf_scaling.warehouse.load import ROUND_TABLES
 
 CHILD = """
-import os
 import pickle
 import sys
 
-prepared = sys.argv[5] if len(sys.argv) > 5 else None  # the round read and validated once, for kills aimed at the load
-if prepared and os.path.exists(prepared):
-    # only the write, as the load-round step makes it; nor Prefect nor the parser imported (2 CPU-s per kill)
+if len(sys.argv) > 5:
+    # a round read, scored and validated once per test run: only the write, as the load-round step makes it, with
+    # neither Prefect nor the parser imported (2 CPU-s per process killed)
     from mlperf_scaling.warehouse.connection import open_writer
     from mlperf_scaling.warehouse.load import replace_round
 
-    with open(prepared, "rb") as handle:
+    with open(sys.argv[5], "rb") as handle:
         round_name, frames, ingestion = pickle.load(handle)
     print("loading", flush=True)
     with open_writer(sys.argv[3]) as connection:
         replace_round(connection, round_name, frames, ingestion)
 else:
-    from mlperf_scaling.contracts.enums import IngestionStatus
     from mlperf_scaling.tasks.parse.steps import read_round
     from mlperf_scaling.tasks.score.compliance import judge_for
     from mlperf_scaling.tasks.score.rules import rules_for_round
     from mlperf_scaling.tasks.score.steps import score
     from mlperf_scaling.tasks.source.resolve import resolve_source
-    from mlperf_scaling.warehouse.steps import ingestion_row, load_round, validate_round
+    from mlperf_scaling.warehouse.steps import load_round, validate_round
 
     round_name = resolve_source(sys.argv[2]).round
     result = score.fn(read_round.fn(sys.argv[2], round_name, sys.argv[4], judge_for(rules_for_round(round_name))))
-    frames = validate_round.fn(result)
-    if prepared:
-        ingestion = ingestion_row(result.source, result.provenance, result.started_at, IngestionStatus.SUCCEEDED,
-                                  message=result.data.rules.note, frames=frames, data=result.data)
-        with open(prepared + ".part", "wb") as handle:
-            pickle.dump((round_name, frames, ingestion), handle)
-        os.replace(prepared + ".part", prepared)
     print("loading", flush=True)
-    load_round.fn(result, frames, sys.argv[3])
+    load_round.fn(result, validate_round.fn(result), sys.argv[3])
 print("committed", flush=True)
 """
+
+
+def prepared_round(source: Path) -> Path:
+    """A shipped round as the load step receives it, kept as a pickle for the run: read once per test run (shared
+    with the other tests' `read_shipped_round`), scored and validated here."""
+    from mlperf_scaling.contracts.enums import IngestionStatus
+    from mlperf_scaling.tasks.score.steps import ScoredRound
+    from mlperf_scaling.tasks.source.resolve import resolve_source
+    from mlperf_scaling.warehouse.steps import ingestion_row, validate_round
+
+    kept = RUN_SHARED / f"{source.name}.prepared.pickle"
+    with made_once(kept) as missing:
+        if missing:
+            resolved = resolve_source(str(source))
+            data, provenance = read_shipped_round(resolved.round)
+            scored = ScoredRound(resolved, provenance, data, dt.datetime.now(dt.UTC).replace(tzinfo=None))
+            frames = validate_round.fn(scored)
+            ingestion = ingestion_row(resolved, provenance, scored.started_at, IngestionStatus.SUCCEEDED,
+                                      message=data.rules.note, frames=frames, data=data)
+            part = kept.with_suffix(".part")
+            part.write_bytes(pickle.dumps((resolved.round, frames, ingestion)))
+            part.replace(kept)
+    return kept
 
 
 def _descendants_of_dead(mark: str) -> list[str]:
@@ -76,11 +92,11 @@ def _descendants_of_dead(mark: str) -> list[str]:
 
 
 def ingest_command(source: Path, warehouse: Path, prepared: bool = True) -> list[str]:
-    """The command of an ingestion in a separate process; `prepared`: a shipped round is read and validated once per
-    test run (kept as a pickle), where the test is about the load, not the reading."""
+    """The command of an ingestion in a separate process; `prepared`: a shipped round comes read and validated
+    (`prepared_round`), where the test is about the load, not the reading."""
     command = [sys.executable, "-c", CHILD, str(PROJECT), str(source), str(warehouse), str(SHARED_MLPERF)]
     if prepared and source.parent == SHARED_MLPERF:
-        command.append(str(RUN_SHARED / f"{source.name}.prepared.pickle"))
+        command.append(str(prepared_round(source)))
     return command
 
 
