@@ -31,8 +31,8 @@ PROJECT = Path(__file__).resolve().parents[1]
 
 
 SHARED_MLPERF = Path(os.environ.get("MLPERF_SHARED", PROJECT.parent / "shared" / "mlperf")).resolve()
-ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.1", "v4.0", "v4.1", "v5.1")
-OFFICIAL_ROUNDS = ("v0.7", "v1.0", "v3.1", "v4.0", "v4.1", "v5.1")
+ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
+OFFICIAL_ROUNDS = ("v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
 
 
 def archive(round_name: str) -> Path:

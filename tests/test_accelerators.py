@@ -15,7 +15,7 @@ def test_every_published_accelerator_name_is_in_the_mapping():
         data, _ = read_shipped_round(round_name)
         names |= set(data.systems["accelerator_model_name"].drop_nulls().to_list())
     assert names - known == set(), "add these to mlperf_scaling/reference/accelerators.tsv"
-    assert len(names) == 77  # 67 up to v4.1, 10 more in v5.1 (GB200, GB300, B300, MI355X, ...)
+    assert len(names) == 81  # 67 up to v4.1, 10 more in v5.1 (GB200, GB300, B300, MI355X, ...), 4 more in v2.1 (A40, ...)
 
 
 @pytest.mark.parametrize(

@@ -153,7 +153,7 @@ def test_the_package_is_the_source_of_every_rule_count():
     "round_name, coverage, note",
     [
         ("v0.5", RulesCoverage.PREDATES, "v0.5 predates the compliance checker"),
-        ("v0.6", RulesCoverage.SET_ASIDE, "ruleset 0.6.0 set aside: The 0.6.0 rule files ask for keys"),
+        ("v0.6", RulesCoverage.SET_ASIDE, "ruleset 0.6.0 set aside: The 0.6.0 rule files reached mlcommons/logging"),
         ("v4.1", RulesCoverage.CHECKED, None),
         ("v6.1", RulesCoverage.CHECKED, None),
         ("v6.2", RulesCoverage.NEWER, "ruleset 6.2.0 is newer than the rules installed (mlperf-logging 4.1.68 ends at 6.1.0)"),

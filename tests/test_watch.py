@@ -11,7 +11,7 @@ from conftest import cut_slice
 
 from mlperf_scaling.rounds import next_round_names
 from mlperf_scaling.tasks.publish.artifacts import watch_markdown
-from mlperf_scaling.tasks.score.rules import rules_version
+from mlperf_scaling.tasks.score.rules import rules_identity
 from mlperf_scaling.tasks.source.releases import normalise_remote_base
 from mlperf_scaling.warehouse.connection import connect
 from mlperf_scaling.warehouse.versions import CHANGED, NEW, RESCORE, UNCHANGED, compare_with_warehouse
@@ -90,11 +90,11 @@ def test_next_round_names_and_bases():
 
 
 def test_compare_with_warehouse():
-    installed = f"mlperf-logging {rules_version()}"
+    installed = rules_identity()
     loaded = {
         "v4.0": {"source_commit": "old", "rules_package": installed},
         "v4.1": {"source_commit": "abc", "rules_package": installed},
-        "v5.1": {"source_commit": "ghi", "rules_package": "mlperf-logging 4.1.60"},  # judged by older rules
+        "v5.1": {"source_commit": "ghi", "rules_package": "mlperf-logging 4.1.68"},  # judged before the changes since publication were recorded
     }
     changes = compare_with_warehouse({"v4.0": "new", "v4.1": "abc", "v5.0": "def", "v5.1": "ghi"}, loaded)
     assert [(c.round, c.action) for c in changes] == [("v4.0", CHANGED), ("v4.1", UNCHANGED), ("v5.0", NEW), ("v5.1", RESCORE)]

@@ -1,6 +1,7 @@
-"""Reference data the official rules package does not have: benchmark names across rounds, accelerator names.
+"""Reference data the official rules package does not have: benchmark names across rounds, accelerator names, when
+each round was published and how its rules changed since.
 
-Both live as TSV files in `mlperf_scaling/reference/` so a reviewer can read and diff them. The rules (run counts,
+All live as TSV files in `mlperf_scaling/reference/` so a reviewer can read and diff them. The rules (run counts,
 olympic drops, quality targets, compliance) come from mlperf-logging: see mlperf_scaling.tasks.score.rules.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -114,3 +116,72 @@ def classify_accelerator(name: str) -> AcceleratorClass:
             memory = float(memory_match.group(1)) if memory_match else None
             return AcceleratorClass(name, vendor, family, form_factor or None, memory, True)
     return AcceleratorClass(name, None, None, None, None, False)
+
+
+@dataclass(frozen=True)
+class RoundPublication:
+    """When MLCommons published a round, and the mlcommons/logging commit current that day."""
+
+    round: str
+    ruleset: str | None
+    published: str | None  # ISO date; None: not published when rounds.tsv was last checked
+    logging_commit: str | None
+
+
+@functools.cache
+def round_publications() -> dict[str, RoundPublication]:
+    """Every round rounds.tsv knows, by name."""
+    return {
+        row["round"]: RoundPublication(row["round"], row["ruleset"] or None, row["published"] or None, row["logging_commit"] or None)
+        for row in _read_tsv("rounds.tsv")
+    }
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    """One change to the official rules made after a round was published (rule_changes.tsv)."""
+
+    rulesets: tuple[str, ...]  # the rulesets whose rounds were published before the change
+    rules: tuple[str, ...]  # 'file.yaml:KEY', 'file.yaml:END', 'checker:<behaviour>' or '*' (the whole ruleset)
+    commit: str  # in mlcommons/logging
+    date: str
+    change: str
+    action: str  # AS_PUBLISHED, TODAY or SET_ASIDE
+    why: str
+
+    @property
+    def cited(self) -> str:
+        return f"mlcommons/logging@{self.commit}, {self.date}"
+
+
+AS_PUBLISHED = "as published"  # the rule as it stood at publication judges the round; today's is only reported
+TODAY = "today"  # the change alters no verdict of the round (or the published scores follow it): today's rule judges
+SET_ASIDE = "set aside"  # the whole ruleset contradicts what was published: the generic rules judge the round
+RULE_CHANGE_ACTIONS = (AS_PUBLISHED, TODAY, SET_ASIDE)
+
+
+@functools.cache
+def rule_changes() -> tuple[RuleChange, ...]:
+    """Every recorded change to the rules made after a round that they judge was published."""
+    changes = []
+    for row in _read_tsv("rule_changes.tsv"):
+        if row["action"] not in RULE_CHANGE_ACTIONS:
+            raise ValueError(f"rule_changes.tsv: unknown action {row['action']!r} for {row['rule']} (one of {RULE_CHANGE_ACTIONS})")
+        changes.append(RuleChange(
+            tuple(row["rulesets"].split()), tuple(row["rule"].split()), row["commit"], row["date"], row["change"], row["action"], row["why"],
+        ))
+    return tuple(changes)
+
+
+@functools.cache
+def rules_as_published_text() -> str:
+    """rules_as_published.yaml: the rule records as they stood at publication, where the package changed them since."""
+    return resources.files("mlperf_scaling.reference").joinpath("rules_as_published.yaml").read_text(encoding="utf-8")
+
+
+def reference_digest(*names: str) -> str:
+    """A short digest of reference files, so a change to them is seen as a change of rules."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(resources.files("mlperf_scaling.reference").joinpath(name).read_bytes())
+    return digest.hexdigest()[:10]

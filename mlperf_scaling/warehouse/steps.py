@@ -21,7 +21,7 @@ from mlperf_scaling.contracts.validate import split_valid_rows
 from mlperf_scaling.rounds import round_from_name, round_order
 from mlperf_scaling.tasks.run_context import run_logger
 from mlperf_scaling.tasks.score.round_scores import RoundData
-from mlperf_scaling.tasks.score.rules import RULES_DISTRIBUTION, rules_for_round, rules_version
+from mlperf_scaling.tasks.score.rules import rules_for_round, rules_identity
 from mlperf_scaling.tasks.score.steps import ScoredRound
 from mlperf_scaling.tasks.source.members import Provenance
 from mlperf_scaling.tasks.source.resolve import Source, resolve_source
@@ -87,7 +87,7 @@ def ingestion_row(
         "status": status.value,
         "message": message,
         "ruleset": rules.ruleset if rules else None,
-        "rules_package": f"{RULES_DISTRIBUTION} {rules_version()}",
+        "rules_package": rules_identity(),
         "rules_coverage": rules.coverage.value if rules else None,
         "n_files": data.n_files if data else 0,
         "n_bytes": data.n_bytes if data else 0,

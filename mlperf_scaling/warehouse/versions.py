@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mlperf_scaling.tasks.score.rules import RULES_DISTRIBUTION, rules_version
+from mlperf_scaling.tasks.score.rules import rules_identity
 from mlperf_scaling.tasks.source.members import Provenance
 from mlperf_scaling.warehouse.read import WarehouseMissing, open_reader, read_query
 
@@ -25,7 +25,7 @@ def is_unchanged(loaded: dict | None, version: Provenance) -> bool:
     """True when the warehouse already holds this exact version of the round, judged by the rules installed now."""
     if loaded is None:
         return False
-    if loaded.get("rules_package") != f"{RULES_DISTRIBUTION} {rules_version()}":
+    if loaded.get("rules_package") != rules_identity():
         return False  # a new rules package may judge the same logs differently (or at all): score them again
     if version.commit is not None and loaded["source_commit"] == version.commit:
         return True
@@ -48,7 +48,7 @@ class RoundChange:
 
 def compare_with_warehouse(heads: dict[str, str], loaded: dict[str, dict]) -> list[RoundChange]:
     """New, changed, rules changed (the pin moved since it was loaded) or unchanged, per round found."""
-    installed = f"{RULES_DISTRIBUTION} {rules_version()}"
+    installed = rules_identity()
     changes = []
     for round_name, head in heads.items():
         row = loaded.get(round_name)

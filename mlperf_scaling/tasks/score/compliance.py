@@ -6,19 +6,32 @@ and rules compiled once per process (`mlperf_scaling.tasks.score.rules`): rule f
 of a key it names (submission_* keys only on their first line), FIRST_CHECK and ATLEAST_ONE_CHECK, then the
 occurrence requirements and its END block. A failure for a key is forgotten when a later file redefines that key;
 any failure left makes the run invalid. Where the official tool stops with an exception, the run is invalid too.
+
+A round is judged by its rules as they stood when it was published (`rules.published_ruleset`); today's rules are run
+too, and what only they reject is kept apart (`Judgement.later`), so a user sees what today's checker would do.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
 from mlperf_logging.compliance_checker.mlp_compliance import all_same, is_integer
 
 from mlperf_scaling.tasks.parse.result_log import LogFacts
-from mlperf_scaling.tasks.score.rules import Code, RoundRules, RuleFile, Ruleset, load_ruleset, log_line_class
+from mlperf_scaling.tasks.score.rules import (
+    SUBMISSION_KEYS_EVERY_LINE,
+    WEIGHTS_INITIALIZATION_WARNS,
+    Code,
+    RoundRules,
+    RuleFile,
+    Ruleset,
+    load_ruleset,
+    log_line_class,
+    published_ruleset,
+)
 
 
 @dataclass(frozen=True)
@@ -56,14 +69,19 @@ FULL, TIME, KEY, VALUE, LINENO = range(5)
 
 @dataclass(frozen=True)
 class Judgement:
-    """What the compliance rules say of one log: the rules it breaks, and where it reached its quality target."""
+    """What the compliance rules say of one log: the rules it breaks (as they stood when its round was published),
+    where it reached its quality target, and what only today's rules reject."""
 
     failures: list[Failure]
     # metadata (samples_count, epoch_num) of the first evaluation that met the target, as the rule that checks it saw it
     converged_at: dict | None = None
+    later: list[Failure] = field(default_factory=list)  # failures of rules changed after publication, not counted
+    valid_today: bool | None = None  # today's rules pass the log (None: the same verdict as the published rules)
 
 
 _EVALUATION_KEYS = ("eval_accuracy", "aggregated_eval_accuracy")
+# The END test the checker of late 2021 turned into a warning, recognised as it recognised it: by its first word
+_WEIGHTS_TEST = "sorted(s['initialized_tensors'])"
 
 
 class _Checker:
@@ -75,6 +93,11 @@ class _Checker:
         self.others: list[Failure] = []
         self.division: Any = None
         self.converged_at: dict | None = None
+        self.weights_warn = WEIGHTS_INITIALIZATION_WARNS in ruleset.behaviours
+        # what tells whether the rules as published could judge this log differently (ComplianceJudge)
+        self.files_run: set[str] = set()
+        self.submission_key_repeated = False
+        self.weights_failed = False
 
     def failures(self) -> list[Failure]:
         return [*self.log_problems, *self.keyed.values(), *self.others]
@@ -114,6 +137,7 @@ class _Checker:
         lines[:] = [(o.full_string, o.timestamp, o.key, o.value, o.lineno) for o in objects]
 
     def _run_file(self, rule_file: RuleFile, lines: list, queue: list[str]) -> None:
+        self.files_run.add(rule_file.name)
         if rule_file.empty:
             return
         s: dict = {}
@@ -159,8 +183,10 @@ class _Checker:
                     self._exec(rule.post, ll, line, state, file_name, "POST", functions)
                 if rule.first_line_only:
                     executed.add(key)
-                    if key == "submission_division" and self.division is None:
-                        self.division = value["value"]
+                if key == "submission_division" and self.division is None:
+                    self.division = value["value"]
+            elif rule.pre or rule.checks or rule.post:
+                self.submission_key_repeated = True  # the checker of 2022 and before ran this line's code too
             if rule.first_checks and key not in first_seen:
                 first_seen.add(key)
                 for test in rule.first_checks:
@@ -185,6 +211,10 @@ class _Checker:
                 self.others.append(Failure(f"{file_name}:END", f"end-of-log rule cannot be evaluated ({type(exc).__name__}: {exc}): `{test.source}`"))
                 continue
             if not passed:
+                if test.source.split()[0] == _WEIGHTS_TEST:
+                    self.weights_failed = True
+                    if self.weights_warn:
+                        continue  # a warning for the checker that published the round
                 self.others.append(Failure(f"{file_name}:END", f"end-of-log rule fails: `{_clip(test.source)}` ({file_name})"))
 
     def _requirements(self, rule_file: RuleFile, reported: dict[str, list]) -> None:
@@ -206,6 +236,10 @@ class _Checker:
                     )
                     self.keyed[name] = Failure(f"{file_name}:{name}", f"{words} ({file_name})")
             if requirement == "AT_LEAST_ONE" and not values:
+                if name == "weights_initialization":
+                    self.weights_failed = True
+                    if self.weights_warn:
+                        continue  # a warning for the checker that published the round
                 self.keyed[name] = Failure(f"{file_name}:{name}", f"'{name}' is never logged; the rules require it ({file_name})")
             if requirement.startswith("AT_LEAST("):
                 needed = int(requirement[len("AT_LEAST("):-1])
@@ -294,23 +328,46 @@ def _target_words(key: str, condition: str, last: Any) -> str:
 
 @dataclass(frozen=True)
 class ComplianceJudge:
-    """Judges parsed logs by a ruleset's compliance rules; picklable, so it runs in the parsing workers."""
+    """Judges parsed logs by a ruleset's compliance rules as they stood when its round was published, and by today's;
+    picklable, so it runs in the parsing workers."""
 
     ruleset: str
 
     @property
     def keep(self) -> frozenset[str]:
-        return load_ruleset(self.ruleset).keys
+        published = published_ruleset(self.ruleset)
+        return load_ruleset(self.ruleset).keys | (published.keys if published else frozenset())
 
     @property
     def decode(self) -> frozenset[str]:
-        return load_ruleset(self.ruleset).value_keys
+        published = published_ruleset(self.ruleset)
+        return load_ruleset(self.ruleset).value_keys | (published.value_keys if published else frozenset())
 
     def __call__(self, facts: LogFacts) -> Judgement:
         n_read = facts.n_marker_lines - facts.n_parse_errors
-        checker = _Checker(load_ruleset(self.ruleset), log_line_class(self.ruleset))
-        failures = checker.run(facts.lines, n_read, facts.n_parse_errors, facts.first_parse_error)
-        return Judgement(failures, checker.converged_at)
+        line_class = log_line_class(self.ruleset)
+        today = _Checker(load_ruleset(self.ruleset), line_class)
+        failures = today.run(facts.lines, n_read, facts.n_parse_errors, facts.first_parse_error)
+        published = published_ruleset(self.ruleset)
+        if published is None or not _may_differ(today, published):
+            # both runs would take the same steps: today's verdict is the published one
+            return Judgement(failures, today.converged_at)
+        then = _Checker(published, line_class)
+        published_failures = then.run(facts.lines, n_read, facts.n_parse_errors, facts.first_parse_error)
+        failed_then = {failure.rule for failure in published_failures}
+        later = [failure for failure in failures if failure.rule not in failed_then]  # the same rule failing in other words is no news
+        return Judgement(published_failures, then.converged_at, later, valid_today=not failures)
+
+
+def _may_differ(today: _Checker, published: Ruleset) -> bool:
+    """Whether the rules as published could judge a log otherwise than today's did: only where today's run read a file
+    whose records changed since, repeated a submission_* key the old checker ran on every line, or failed a
+    weights-initialisation check the old checker only warned about."""
+    return bool(
+        today.files_run & published.changed_files
+        or (SUBMISSION_KEYS_EVERY_LINE in published.behaviours and today.submission_key_repeated)
+        or (WEIGHTS_INITIALIZATION_WARNS in published.behaviours and today.weights_failed)
+    )
 
 
 def judge_for(rules: RoundRules) -> ComplianceJudge | None:

@@ -141,7 +141,9 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
             continue
         system = system_of(m)
         judgement = run.verdict if isinstance(run.verdict, Judgement) else None
-        verdict = judge_run(facts, judgement.failures if judgement else None, rules)
+        verdict = judge_run(
+            facts, judgement.failures if judgement else None, rules, judgement.later if judgement else None, judgement.valid_today if judgement else None
+        )
         converged = run_convergence(facts, judgement)
         groups[(m.submitter, system, benchmark)].append(verdict)
         if verdict.valid:
@@ -172,8 +174,11 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "run_stop_status": facts.run_stop_status,
                 "time_to_train_min": verdict.time_to_train_min,
                 "is_valid": verdict.valid,
+                "is_valid_today": verdict.valid if verdict.valid_today is None else verdict.valid_today,
                 "invalid_reason": verdict.reason,
                 "failed_rule": verdict.failed_rule,
+                "later_rule_failed": verdict.later_rule_failed,
+                "later_rule_reason": verdict.later_rule_reason,
                 "global_batch_size": batch_size([facts.global_batch_size]),
                 "samples_to_converge": converged.samples,
                 "epochs_to_converge": converged.epochs,

@@ -1,15 +1,19 @@
-"""The official MLPerf Training rules, read from the installed `mlperf-logging` package.
+"""The official MLPerf Training rules, read from the installed `mlperf-logging` package, as they stood when each
+round was published.
 
-The package is the single source of truth: which benchmarks a ruleset has, how many runs each needs, how many
-runs olympic scoring drops, and every compliance rule (`compliance_checker/training_X.Y.0/*.yaml`, quality
-targets included). Upgrading its pin is all it takes to score a new round. Each ruleset's rule files are read
+The package is the source of the rules: which benchmarks a ruleset has, how many runs each needs, how many runs
+olympic scoring drops, and every compliance rule (`compliance_checker/training_X.Y.0/*.yaml`, quality targets
+included). Upgrading its pin is all it takes to score a new round. But MLCommons published each round with the rule
+files and the checker as they stood that day, and some changed later: `reference/rule_changes.tsv` records each such
+change, and where a change would alter what a published round is judged by (`as published`), the round is judged by
+the rule of its day (`reference/rules_as_published.yaml`, or the checker's behaviour of the time) while today's rule is
+still run, to say where it differs. Everything unchanged comes from the package. Each ruleset's rule files are read
 and compiled once per process.
 """
 
 from __future__ import annotations
 
 import ast
-import csv
 import dataclasses
 import functools
 import importlib
@@ -23,7 +27,7 @@ import yaml
 from mlperf_logging import benchmark_meta
 
 from mlperf_scaling.contracts.enums import RulesCoverage
-from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.reference.lookup import AS_PUBLISHED, SET_ASIDE, RuleChange, benchmark_name, reference_digest, rule_changes, rules_as_published_text
 from mlperf_scaling.rounds import round_key
 
 RULES_DISTRIBUTION = "mlperf-logging"
@@ -40,6 +44,13 @@ class RulesError(RuntimeError):
 def rules_version() -> str:
     """The installed mlperf-logging version, e.g. 4.1.68."""
     return importlib.metadata.version(RULES_DISTRIBUTION)
+
+
+@functools.cache
+def rules_identity() -> str:
+    """What judged a round: the package and the recorded changes since each round's publication. A loaded round judged
+    by another identity is read again: `mlperf-logging 4.1.68, rule changes 1a2b3c4d5e`."""
+    return f"{RULES_DISTRIBUTION} {rules_version()}, rule changes {reference_digest('rule_changes.tsv', 'rules_as_published.yaml')}"
 
 
 @functools.cache
@@ -89,9 +100,9 @@ def rules_for_round(round_name: str) -> RoundRules:
     installed = installed_rulesets()
     version = rules_version()
     if ruleset in installed:
-        set_aside = rules_set_aside().get((ruleset, "*"))
-        if set_aside is not None:
-            return RoundRules(round_name, ruleset, RulesCoverage.SET_ASIDE, f"ruleset {ruleset} set aside: {set_aside}")
+        for change in changes_for(ruleset):
+            if change.action == SET_ASIDE and change.rules == ("*",):
+                return RoundRules(round_name, ruleset, RulesCoverage.SET_ASIDE, f"ruleset {ruleset} set aside: {change.change}; {change.why}")
         return RoundRules(round_name, ruleset, RulesCoverage.CHECKED, None)
     if _version_tuple(ruleset) < _version_tuple(installed[0]):
         return RoundRules(
@@ -159,14 +170,47 @@ def olympic_drops(benchmark: str) -> int:
     return int(eval(_olympic_drop_rule(), {"__builtins__": {}}, {"benchmark": benchmark}))  # noqa: S307 - checked above
 
 
-@functools.cache
-def rules_set_aside() -> dict[tuple[str, str], str]:
-    """(ruleset, rule) -> why it is not applied; rule is '*' (the whole ruleset) or 'file.yaml:KEY'.
+def changes_for(ruleset: str) -> tuple[RuleChange, ...]:
+    """The recorded changes to a ruleset's rules made after its round was published (reference/rule_changes.tsv)."""
+    return tuple(change for change in rule_changes() if ruleset in change.rulesets)
 
-    Only where a rule file contradicts what MLCommons published for an old round; the published score wins.
-    """
-    text = resources.files("mlperf_scaling.reference").joinpath("rules_set_aside.tsv").read_text(encoding="utf-8")
-    return {(row["ruleset"], row["rule"]): row["reason"] for row in csv.DictReader(text.splitlines(), delimiter="\t")}
+
+# Checker behaviours of the time that a published round was judged by (rule_changes.tsv, `checker:<name>` rows)
+WEIGHTS_INITIALIZATION_WARNS = "weights_initialization"  # a failed weights-initialisation check is a warning
+SUBMISSION_KEYS_EVERY_LINE = "submission_keys_every_line"  # submission_* code runs on every line, not the first only
+BEHAVIOURS = (WEIGHTS_INITIALIZATION_WARNS, SUBMISSION_KEYS_EVERY_LINE)
+
+
+def published_behaviours(ruleset: str) -> frozenset[str]:
+    """The checker behaviours of publication day that judge a ruleset where the checker has changed since."""
+    found = set()
+    for change in changes_for(ruleset):
+        for rule in change.rules:
+            if change.action == AS_PUBLISHED and rule.startswith("checker:"):
+                behaviour = rule.split(":", 1)[1]
+                if behaviour not in BEHAVIOURS:
+                    raise RulesError(f"rule_changes.tsv: checker behaviour {behaviour!r} is not one this engine knows ({', '.join(BEHAVIOURS)})")
+                found.add(behaviour)
+    return frozenset(found)
+
+
+@functools.cache
+def _published_records() -> dict[str, dict[str, dict[str, list]]]:
+    """ruleset -> file -> today's key -> the KEY records that stood in its place at publication."""
+    loaded = yaml.load(rules_as_published_text(), Loader=yaml.BaseLoader) or {}
+    overrides: dict[str, dict[str, dict[str, list]]] = {}
+    for ruleset, rules in loaded.items():
+        for rule, records in rules.items():
+            file_name, key = rule.split(":", 1)
+            if not any(change.action == AS_PUBLISHED and rule in change.rules for change in changes_for(ruleset)):
+                raise RulesError(f"rules_as_published.yaml: {ruleset} {rule} has no `as published` row in rule_changes.tsv")
+            overrides.setdefault(ruleset, {}).setdefault(file_name, {})[key] = list(records or [])
+    for change in rule_changes():
+        for ruleset in change.rulesets:
+            for rule in change.rules:
+                if change.action == AS_PUBLISHED and not rule.startswith("checker:") and rule.split(":", 1)[1] not in overrides.get(ruleset, {}).get(rule.split(":", 1)[0], {}):
+                    raise RulesError(f"rule_changes.tsv: {ruleset} {rule} is `as published` but rules_as_published.yaml has no record for it")
+    return overrides
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -288,13 +332,32 @@ class Ruleset:
     keys: frozenset[str] = field(default_factory=frozenset)  # every key a rule names: the lines to keep
     # the keys whose values some rule reads (or compares, EXACTLY_ONE): the lines worth decoding
     value_keys: frozenset[str] = field(default_factory=frozenset)
-    set_aside: tuple[str, ...] = ()  # 'file.yaml:KEY' rules not applied, each with its reason in rules_set_aside()
+    # The rules as published (rule_changes.tsv `as published`): the files whose records stand as they did then, and
+    # the checker behaviours of the time. Both empty for the package's rules as they are today.
+    changed_files: frozenset[str] = field(default_factory=frozenset)
+    behaviours: frozenset[str] = field(default_factory=frozenset)
 
 
 _LINE_FIELDS_WITHOUT_VALUE = {"timestamp", "key", "lineno", "full_string"}
 
 
-def _with_uses(rule: KeyRule) -> KeyRule:
+def _as_published(name: str, records: list, replaced: dict[str, list]) -> list:
+    """Today's records of a file with the replaced keys' records put back as they stood, in the same place."""
+    result, found = [], set()
+    for record in records:
+        key = record["KEY"]["NAME"] if list(record)[0] == "KEY" else None
+        if key in replaced:
+            found.add(key)
+            result.extend(replaced[key])
+        else:
+            result.append(record)
+    missing = set(replaced) - found
+    if missing:
+        raise RulesError(f"{name}: rules_as_published.yaml replaces {sorted(missing)}, which the installed file does not have")
+    return result
+
+
+def _with_uses(rule: KeyRule, every_line: bool = False) -> KeyRule:
     """Which of the line a key's code reads, from the code itself: `ll` at all, and the value (`v`, `ll.value`)."""
     pieces = [rule.pre, *rule.checks, rule.post, *rule.first_checks, rule.at_least_one_check]
     uses_line = uses_value = False
@@ -317,26 +380,28 @@ def _with_uses(rule: KeyRule) -> KeyRule:
         uses_value = True  # repeats count only when their values differ
     counted_only = not (rule.pre or rule.checks or rule.post or rule.first_checks or rule.at_least_one_check)
     return dataclasses.replace(
-        rule, uses_line=uses_line, uses_value=uses_value, counted_only=counted_only, first_line_only="submission_" in rule.name
+        rule, uses_line=uses_line, uses_value=uses_value, counted_only=counted_only,
+        first_line_only="submission_" in rule.name and not every_line,
     )
 
 
-def _rule_file(name: str, text: str, set_aside: set[str]) -> RuleFile:
+def _rule_file(name: str, text: str, replaced: dict[str, list] | None = None, every_line: bool = False) -> RuleFile:
+    """A rule file compiled; `replaced` maps a key of today's file to the records that stood in its place at
+    publication, and `every_line` runs submission_* code on every line, as the checker of the time did."""
     records = yaml.load(text, Loader=yaml.BaseLoader)  # the loader the official checker uses: every scalar a string
     if records is None:
         return RuleFile(name, None, {}, None, (), empty=True)
+    if replaced:
+        records = _as_published(name, records, replaced)
     begin = [r["BEGIN"] for r in records if list(r)[0] == "BEGIN"]
     end = [r["END"] for r in records if list(r)[0] == "END"]
     if len(begin) > 1 or len(end) > 1:
         raise RulesError(f"{name}: more than one BEGIN or END block")
     keys: dict[str, KeyRule] = {}
-    short_name = name.split("/", 1)[1]
     for record in records:
         if list(record)[0] != "KEY":
             continue
         rule = record["KEY"]
-        if f"{short_name}:{rule['NAME']}" in set_aside:
-            continue
         checks = _compile_list(rule["CHECK"]) if "CHECK" in rule else ()
         keys[rule["NAME"]] = KeyRule(  # a later record for the same key replaces an earlier one, as officially
             name=rule["NAME"],
@@ -348,7 +413,7 @@ def _rule_file(name: str, text: str, set_aside: set[str]) -> RuleFile:
             at_least_one_check=_compile(rule["ATLEAST_ONE_CHECK"], "eval") if "ATLEAST_ONE_CHECK" in rule else None,
             checks_function=_as_function(checks),
         )
-        keys[rule["NAME"]] = _with_uses(keys[rule["NAME"]])
+        keys[rule["NAME"]] = _with_uses(keys[rule["NAME"]], every_line)
     end_record = end[0] if end else {}
     return RuleFile(
         name=name,
@@ -364,34 +429,46 @@ _FOLDER_REFERENCE = re.compile(rf"({USAGE}_\d+\.\d+\.\d+)/")
 
 
 @functools.cache
-def _rule_folder(folder_name: str) -> dict[str, RuleFile]:
+def _rule_folder(folder_name: str, published_for: str | None = None) -> dict[str, RuleFile]:
+    """The folder's rule files; `published_for` names the ruleset whose publication-day rules apply to them."""
     folder = resources.files(_CHECKER_PACKAGE).joinpath(folder_name)
     if not folder.is_dir():
         raise RulesError(f"{RULES_DISTRIBUTION} {rules_version()} has no compliance_checker/{folder_name}")
-    ruleset = folder_name[len(USAGE) + 1:]
-    set_aside = {rule for (name, rule), _ in rules_set_aside().items() if name == ruleset and rule != "*"}
+    replaced = _published_records().get(folder_name[len(USAGE) + 1:], {}) if published_for == folder_name[len(USAGE) + 1:] else {}
+    every_line = published_for is not None and SUBMISSION_KEYS_EVERY_LINE in published_behaviours(published_for)
     files = {}
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".yaml"):
-            rule_file = _rule_file(f"{folder_name}/{entry.name}", entry.read_text(encoding="utf-8"), set_aside)
+            rule_file = _rule_file(f"{folder_name}/{entry.name}", entry.read_text(encoding="utf-8"), replaced.get(entry.name), every_line)
             files[rule_file.name] = rule_file
     return files
 
 
-@functools.cache
 def load_ruleset(ruleset: str) -> Ruleset:
-    """Every rule file of a training ruleset, compiled once per process.
+    """Every rule file of a training ruleset as the installed package has it today, compiled once per process."""
+    return _load(ruleset, as_published=False)
 
-    Rule files may queue files of another ruleset (4.0.0 resnet queues training_3.1.0/closed_resnet_lars.yaml, and
-    the official checker loads it): the folders a ruleset names are loaded with it.
-    """
+
+def published_ruleset(ruleset: str) -> Ruleset | None:
+    """The ruleset as it stood when its round was published, where that differs from today's (rule_changes.tsv,
+    `as published`); None where today's rules are the published ones."""
+    if not published_behaviours(ruleset) and not _published_records().get(ruleset):
+        return None
+    return _load(ruleset, as_published=True)
+
+
+@functools.cache
+def _load(ruleset: str, as_published: bool) -> Ruleset:
+    """Rule files may queue files of another ruleset (4.0.0 resnet queues training_3.1.0/closed_resnet_lars.yaml, and
+    the official checker loads it): the folders a ruleset names are loaded with it. The publication-day records of
+    rules_as_published.yaml replace today's in the ruleset's own folder only."""
     folders = [f"{USAGE}_{ruleset}"]
     files: dict[str, RuleFile] = {}
     keys: set[str] = set()
     named_by_blocks: set[str] = set()
     while folders:
         folder_name = folders.pop()
-        for name, rule_file in _rule_folder(folder_name).items():
+        for name, rule_file in _rule_folder(folder_name, ruleset if as_published else None).items():
             files[name] = rule_file
             keys.update(rule_file.keys)
             for code in (rule_file.begin, rule_file.end_pre):
@@ -403,11 +480,34 @@ def load_ruleset(ruleset: str) -> Ruleset:
                     other for other in _FOLDER_REFERENCE.findall(code.source)
                     if f"{other}/common.yaml" not in files and other not in folders and other != folder_name
                 )
-    set_aside = tuple(sorted(rule for (name, rule), _ in rules_set_aside().items() if name == ruleset and rule != "*"))
     value_keys = {name for rule_file in files.values() for name, rule in rule_file.keys.items() if rule.uses_value}
     value_keys |= named_by_blocks  # BEGIN / END code may read any line it names, whole
     keys |= named_by_blocks
-    return Ruleset(ruleset, f"{USAGE}_{ruleset}/common.yaml", files, frozenset(keys), frozenset(value_keys), set_aside)
+    changed_files: frozenset[str] = frozenset()
+    behaviours: frozenset[str] = frozenset()
+    if as_published:
+        changed_files = frozenset(f"{USAGE}_{ruleset}/{file_name}" for file_name in _published_records().get(ruleset, {}))
+        behaviours = published_behaviours(ruleset)
+    return Ruleset(
+        ruleset, f"{USAGE}_{ruleset}/common.yaml", files, frozenset(keys), frozenset(value_keys), changed_files, behaviours,
+    )
+
+
+def change_behind(ruleset: str, failed_rule: str) -> RuleChange | None:
+    """The recorded change that made today's rules fail where the published ones pass: the `as published` row naming
+    the failed rule (file:KEY), else the ruleset's checker row for the kind of failure, else its only such row."""
+    candidates = [change for change in changes_for(ruleset) if change.action == AS_PUBLISHED]
+    short = failed_rule.split("/", 1)[-1]
+    key = short.split(":", 1)[-1]
+    for change in candidates:
+        if short in change.rules:
+            return change
+    for change in candidates:
+        if f"checker:{WEIGHTS_INITIALIZATION_WARNS}" in change.rules and key in ("weights_initialization", "END"):
+            return change
+        if f"checker:{SUBMISSION_KEYS_EVERY_LINE}" in change.rules and key.startswith("submission_"):
+            return change
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def _all_code(rule_file: RuleFile) -> list[Code]:

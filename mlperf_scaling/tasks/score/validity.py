@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mlperf_scaling.tasks.parse.result_log import MLLOG, LogFacts
 from mlperf_scaling.tasks.score.compliance import Failure, describe
-from mlperf_scaling.tasks.score.rules import RoundRules
+from mlperf_scaling.tasks.score.rules import RoundRules, change_behind
 
 
 @dataclass(frozen=True)
@@ -15,11 +15,33 @@ class RunVerdict:
     time_to_train_min: float | None
     reason: str | None  # why the run does not count; None for a valid run
     failed_rule: str | None = None  # the first compliance rule it breaks: training_5.1.0/common.yaml:init_stop
+    # the first rule that only today's rules have and the run fails, with the upstream change behind it; not counted
+    later_rule_failed: str | None = None
+    later_rule_reason: str | None = None
+    valid_today: bool | None = None  # whether today's rules count the run; None: as `valid`
 
 
-def judge_run(facts: LogFacts, failures: list[Failure] | None, rules: RoundRules) -> RunVerdict:
-    """Whether one parsed log counts: by its compliance failures where the round's rules are checked,
-    by the generic rules (run_stop success, no corrupt line) otherwise."""
+def judge_run(
+    facts: LogFacts, failures: list[Failure] | None, rules: RoundRules, later: list[Failure] | None = None, valid_today: bool | None = None,
+) -> RunVerdict:
+    """Whether one parsed log counts: by its compliance failures where the round's rules are checked (as they stood
+    when the round was published; `later` are the failures of rules changed since, reported, not counted, and
+    `valid_today` today's rules' verdict where it may differ), by the generic rules (run_stop success, no corrupt
+    line) otherwise."""
+    verdict = _judge(facts, failures, rules)
+    if valid_today is not None:
+        # the published rules decide; today's verdict stands beside it (what sinks a compliant log sinks both)
+        today = valid_today and _judge(facts, [], rules).valid
+        if today != verdict.valid:
+            verdict = replace(verdict, valid_today=today)
+    if later:
+        change = change_behind(rules.ruleset, later[0].rule)
+        cited = f" ({change.cited})" if change else ""
+        verdict = replace(verdict, later_rule_failed=f"{later[0].rule}{cited}", later_rule_reason=describe(later))
+    return verdict
+
+
+def _judge(facts: LogFacts, failures: list[Failure] | None, rules: RoundRules) -> RunVerdict:
     if facts.log_format is None:
         return RunVerdict(False, None, "no MLPerf log lines in the file")
     minutes = None

@@ -39,7 +39,7 @@ comment on column ingestions.finished_at is 'UTC';
 comment on column ingestions.status is 'succeeded or failed';
 comment on column ingestions.message is 'why it failed, or what to know';
 comment on column ingestions.ruleset is 'the training ruleset the round is judged by, e.g. 5.1.0';
-comment on column ingestions.rules_package is 'the rules installed when it was loaded, e.g. mlperf-logging 4.1.68';
+comment on column ingestions.rules_package is 'the rules it was judged by: the installed package and the digest of the recorded changes since each round''s publication (reference/rule_changes.tsv), e.g. mlperf-logging 4.1.68, rule changes 1a2b3c4d5e';
 comment on column ingestions.rules_coverage is 'checked, set_aside, predates, newer (scores then scored_unchecked)';
 comment on column ingestions.n_files is 'files read from the source';
 comment on column ingestions.n_bytes is 'bytes read';

@@ -21,8 +21,11 @@ create table if not exists runs (
     run_stop_status      varchar,
     time_to_train_min    double,
     is_valid             boolean not null,
+    is_valid_today       boolean not null,
     invalid_reason       varchar,
     failed_rule          varchar,
+    later_rule_failed    varchar,
+    later_rule_reason    varchar,
     global_batch_size    double,
     samples_to_converge  double,
     epochs_to_converge   double,
@@ -50,9 +53,12 @@ comment on column runs.run_start_ms is 'run_start time, ms since the epoch (the 
 comment on column runs.run_stop_ms is 'run_stop time, ms since the epoch (the first)';
 comment on column runs.run_stop_status is 'run_stop''s status: success, aborted, ...';
 comment on column runs.time_to_train_min is '(run_stop - run_start) / 60000';
-comment on column runs.is_valid is 'the run counts: every rule of its round passed';
+comment on column runs.is_valid is 'the run counts: every rule of its round, as it stood when the round was published, passed';
+comment on column runs.is_valid_today is 'whether the rules of the installed mlperf-logging, as they are today, would count the run; differs from is_valid only where a rule changed after the round was published (reference/rule_changes.tsv)';
 comment on column runs.invalid_reason is 'why the run does not count, in words';
 comment on column runs.failed_rule is 'first compliance rule broken: training_5.1.0/common.yaml:init_stop';
+comment on column runs.later_rule_failed is 'a rule changed after the round was published that the run fails, with the upstream change: not counted (the round is judged by its rules as published), but today''s checker would reject the run';
+comment on column runs.later_rule_reason is 'why today''s rules reject the run, in words';
 comment on column runs.global_batch_size is 'global_batch_size as the log states it';
 comment on column runs.samples_to_converge is 'samples_count of the evaluation where the run first met its quality target (in rounds without checked rules, its last evaluation), as logged';
 comment on column runs.epochs_to_converge is 'epoch_num of the same evaluation, as logged (BERT''s counts samples)';
