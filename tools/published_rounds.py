@@ -1,0 +1,153 @@
+"""Compare this project's scores with MLCommons' own summarizer as it stood when a round was published, on rounds that
+are not in ../shared/mlperf (the README's "Every round against its published scores").
+
+    python tools/published_rounds.py archive  GIT_DIR ROUND OUT_DIR      # training_results_vX.Y.tar.gz, systems/ and results/ only
+    python tools/published_rounds.py official LOGGING_GIT_DIR ARCHIVE OUT_CSV   # the summarizer of publication day
+    python tools/published_rounds.py compare  ARCHIVE OFFICIAL_CSV       # ours against it; exit 1 on any difference
+
+GIT_DIR is a clone (bare or not) of mlcommons/training_results_vX.Y, LOGGING_GIT_DIR one of mlcommons/logging with
+its history. The archive is built like the shipped ones; blobs the clone lacks are listed in OUT_DIR/MISSING.txt. The
+summarizer runs from mlcommons/logging at the commit `reference/rounds.tsv` names for the round, in a throwaway
+environment (`uv run --no-project --with pandas ...`), never in this project's. Keep the data out of the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+DATA_PATH = re.compile(r"^[^/]+/(systems|results)/")
+SUMMARIZER_PACKAGES = ["pandas", "numpy", "pyyaml", "scipy"]
+
+
+def build_archive(git_dir: str, round_name: str, out_dir: str) -> None:
+    prefix = f"training_results_{round_name}"
+    listing = subprocess.run(["git", "-C", git_dir, "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True).stdout
+    wanted = []
+    for entry in filter(None, listing.split(b"\0")):
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode != b"120000" and DATA_PATH.match(path.decode()):
+            wanted.append((path.decode(), sha.decode()))
+    checked = subprocess.run(["git", "-C", git_dir, "cat-file", "--batch-check"], input="\n".join(sha for _, sha in wanted).encode(),
+                             capture_output=True, check=True).stdout.decode().splitlines()
+    absent = {line.split()[0] for line in checked if line.endswith(" missing")}
+    reader = subprocess.Popen(["git", "-C", git_dir, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdin is not None and reader.stdout is not None
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    kept = 0
+    with tarfile.open(out / f"{prefix}.tar.gz", "w:gz") as archive:
+        for path, sha in wanted:
+            if sha in absent:
+                continue
+            reader.stdin.write(sha.encode() + b"\n")
+            reader.stdin.flush()
+            size = int(reader.stdout.readline().split()[2])
+            data = reader.stdout.read(size)
+            reader.stdout.read(1)
+            member = tarfile.TarInfo(f"{prefix}/{path}")
+            member.size = size
+            archive.addfile(member, io.BytesIO(data))
+            kept += 1
+    reader.stdin.close()
+    reader.wait()
+    with (out / "MISSING.txt").open("a") as missing:
+        missing.writelines(f"{round_name}\t{path}\n" for path, sha in wanted if sha in absent)
+    print(f"{out / prefix}.tar.gz: {kept} files, {len(wanted) - kept} absent from the clone (MISSING.txt)")
+
+
+def run_official(logging_dir: str, archive: str, out_csv: str) -> None:
+    from mlperf_scaling.reference.lookup import round_publications
+    from mlperf_scaling.rounds import round_from_name
+
+    round_name = round_from_name(archive)
+    publication = round_publications().get(round_name or "")
+    if publication is None or not publication.logging_commit or not publication.ruleset:
+        sys.exit(f"reference/rounds.tsv has no publication-day logging commit for {round_name}")
+    with tempfile.TemporaryDirectory() as work:
+        subprocess.run(f"git -C {logging_dir} archive {publication.logging_commit} mlperf_logging | tar -x -C {work}", shell=True, check=True)
+        with tarfile.open(archive) as source:
+            source.extractall(work, filter="data")
+        uv = [shutil.which("uv")] if shutil.which("uv") else ["python3", "-m", "uv"]
+        command = [*uv, "run", "--no-project", "--quiet", *(f"--with={package}" for package in SUMMARIZER_PACKAGES), "python",
+                   str(TOOLS / "official_summarizer.py"), f"{work}/training_results_{round_name}", round_name, publication.ruleset, out_csv]
+        print(f"{round_name}: the summarizer of {publication.published} (mlcommons/logging@{publication.logging_commit[:7]})", flush=True)
+        subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": work})
+
+
+def compare(archive: str, official_csv: str) -> int:
+    from mlperf_scaling.rounds import round_from_name
+    from mlperf_scaling.tasks.parse.read import read_round_files
+    from mlperf_scaling.tasks.score.compliance import judge_for
+    from mlperf_scaling.tasks.score.round_scores import score_round
+    from mlperf_scaling.tasks.score.rules import rules_for_round
+    from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes
+    from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
+
+    round_name = round_from_name(archive)
+    assert round_name is not None, archive
+    with open_source(resolve_source(archive)) as stream:
+        notes = load_copy_notes(Path(archive).parent, round_name)
+        data = score_round(read_round_files(stream, round_name, notes, judge=judge_for(rules_for_round(round_name))))
+    ours = {(r["submitter"], r["system"], r["benchmark"]): r for r in data.scores.iter_rows(named=True)}
+    with open(official_csv, newline="") as handle:
+        official = list(csv.DictReader(handle))
+    differences = []
+    for row in official:
+        key = (row["submitter_folder"], row["system_folder"], row["benchmark"])
+        expected = float(row["time_to_train_min"]) if row["time_to_train_min"] else None
+        got = ours[key]["time_to_train_min"] if key in ours else None
+        if (expected is None) != (got is None) or (expected is not None and got is not None and abs(got - expected) > 1e-9):
+            differences.append(f"{key}: official {expected}, ours {got}")
+    rows_equal = len(official) - len(differences)
+    invalid_official = {(r["submitter_folder"], r["system_folder"], r["benchmark"], name) for r in official for name in filter(None, r["invalid_runs"].split(";"))}
+    invalid_ours = {(r["submitter"], r["system"], r["benchmark"], r["file_name"]) for r in data.runs.iter_rows(named=True) if not r["is_valid"]}
+    differences += [f"{run}: dropped officially, counted here" for run in sorted(invalid_official - invalid_ours)]
+    differences += [f"{run}: counted officially, dropped here" for run in sorted(invalid_ours - invalid_official)]
+    scored = sum(1 for row in official if row["time_to_train_min"])
+    later = data.runs.filter(data.runs["is_valid"] & ~data.runs["is_valid_today"]).height
+    print(f"{round_name}: {rows_equal}/{len(official)} rows equal at 1e-9 "
+          f"({scored} scored officially); dropped runs: {len(invalid_official)} official, {len(invalid_ours)} here; "
+          f"{later} runs counted that only a rule changed after publication rejects")
+    for line in differences:
+        print("  ", line)
+    return 1 if differences else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    archive = commands.add_parser("archive")
+    archive.add_argument("git_dir")
+    archive.add_argument("round")
+    archive.add_argument("out_dir")
+    official = commands.add_parser("official")
+    official.add_argument("logging_dir")
+    official.add_argument("archive")
+    official.add_argument("out_csv")
+    against = commands.add_parser("compare")
+    against.add_argument("archive")
+    against.add_argument("official_csv")
+    args = parser.parse_args()
+    if args.command == "archive":
+        build_archive(args.git_dir, args.round, args.out_dir)
+    elif args.command == "official":
+        run_official(args.logging_dir, args.archive, args.out_csv)
+    else:
+        return compare(args.archive, args.official_csv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
