@@ -25,6 +25,7 @@ from mlperf_scaling.tasks.parse.layout import (
     Member,
     classify,
 )
+from mlperf_scaling.tasks.parse.numbers import BadNumber, scaling_factor
 from mlperf_scaling.tasks.parse.pool import POWER, RESULT, Judge, LogParser
 from mlperf_scaling.tasks.parse.power_log import PowerSummary
 from mlperf_scaling.tasks.parse.result_log import LogFacts
@@ -158,12 +159,10 @@ class _Collector:
     def _add_scaling(self, member: Member, data: bytes) -> None:
         key = (member.submitter, member.system, member.benchmark)
         try:
-            factor = json.loads(data.decode("utf-8", errors="strict"))["scaling_factor"]
-            if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0 or factor != factor:
-                raise ValueError(f"scaling_factor is {factor!r}, not a positive number")
-            self.scaling[key] = (float(factor), None)
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-            reason = f"scaling.json unusable ({exc.__class__.__name__}: {exc}): the score is left unscaled and not published"
+            self.scaling[key] = (scaling_factor(json.loads(data.decode("utf-8", errors="strict"))["scaling_factor"]), None)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError) as exc:
+            said = str(exc) if isinstance(exc, BadNumber) else f"{exc.__class__.__name__}: {exc}"
+            reason = f"scaling.json unusable ({said}): the score is left unscaled and not published"
             self.reject(member.path, Stage.PARSE, reason)
             self.scaling[key] = (None, reason)
 

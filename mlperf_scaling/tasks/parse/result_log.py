@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 import simdjson
 
+from mlperf_scaling.tasks.parse.numbers import BadNumber, finite_time, non_finite_in
+
 MLLOG = "mllog"  # v0.7+  ":::MLLOG {json}"
 MLL = "mll"  # v0.6     ":::MLL <unix_s> <key>: {json}"
 MLP = "mlp"  # v0.5     ":::MLPv0.5.0 <bench> <unix_s> (<file>:<line>) <key>[: <value>]"
@@ -192,8 +194,8 @@ def _parse_mllog(text: str, facts: LogFacts, keep: frozenset[str], decode: froze
     facts.n_marker_lines = len(payloads)
     try:
         keys, times = _scan_keys_and_times(payloads)
-        regular = set(map(type, keys)) <= _TEXT and set(map(type, times)) <= _NUMBER
-    except (ValueError, KeyError, TypeError, IndexError, RuntimeError):
+        regular = set(map(type, keys)) <= _TEXT and set(map(type, times)) <= _NUMBER  # simdjson's numbers are finite
+    except (ValueError, KeyError, TypeError, IndexError, RuntimeError, OverflowError):
         regular = False
     if not regular:
         _parse_mllog_line_by_line([p.rstrip() for p in payloads], facts, keep)
@@ -228,6 +230,12 @@ def _parse_mllog_line_by_line(payloads: list[str], facts: LogFacts, keep: frozen
         if event is None:
             continue
         key = event["key"]
+        if key in keep or key in _KEPT_KEYS:
+            # json.loads reads NaN, Infinity and 1e400: a line a step reads must not carry them on
+            where = non_finite_in({"value": event.get("value"), "metadata": event.get("metadata")})
+            if where is not None:
+                _error(facts, payload, f"{where} is not a finite number")
+                continue
         metadata = event.get("metadata")
         if key in keep:
             facts.lines.append((payload, event["__time"], key, {"value": event.get("value"), "metadata": metadata}, lineno))
@@ -255,11 +263,16 @@ def _repair_event(facts: LogFacts, payload: str, event: Any) -> dict | None:
         return None  # parses, so it does not invalidate the run, but names no event
     try:
         if "time_ms" in event:
-            time = float(event["time_ms"])
+            raw = event["time_ms"]
+            time = finite_time(float(raw) if isinstance(raw, str) else raw)
         else:  # v0.7 Alibaba writes seconds
-            time = float(event["time_s"]) * 1000.0
+            raw = event["time_s"]
+            time = finite_time((float(raw) if isinstance(raw, str) else raw) * 1000.0, "time_s x 1000")
             facts.n_lines_in_seconds += 1
-    except (KeyError, TypeError, ValueError):
+    except BadNumber as exc:
+        _error(facts, payload, f"no usable time_ms ({exc})")
+        return None
+    except (KeyError, TypeError, ValueError, OverflowError):
         _error(facts, payload, "no usable time_ms")
         return None
     return {**event, "__time": time}
@@ -273,12 +286,20 @@ def _parse_mll(text: str, facts: LogFacts, keep: frozenset[str]) -> None:
             _error(facts, payload, "does not match the :::MLL line grammar")
             continue
         try:
-            seconds = float(match.group(1))
+            seconds = finite_time(float(match.group(1)) * 1000.0, "the time") / 1000.0
+        except (BadNumber, ValueError) as exc:
+            _error(facts, payload, f"no usable time: {exc}")
+            continue
+        try:
             body = loads_exactly(match.group(3))
         except ValueError as exc:
             _error(facts, payload, f"not JSON ({exc})")
             continue
         key = match.group(2)
+        where = non_finite_in(body) if key in keep or key in _KEPT_KEYS else None
+        if where is not None:
+            _error(facts, payload, f"{where or 'the value'} is not a finite number")
+            continue
         if key in keep:  # the official v0.6 parser keeps the whole JSON body and the time in seconds
             facts.lines.append((payload, seconds, key, body, lineno))
         if key not in _KEPT_KEYS:
@@ -297,9 +318,9 @@ def _parse_mlp(text: str, facts: LogFacts) -> None:
             _error(facts, payload, "does not match the :::MLPv0.5.0 line grammar")
             continue
         try:
-            time = float(match.group(2)) * 1000.0
-        except ValueError:
-            _error(facts, payload, "no usable timestamp")
+            time = finite_time(float(match.group(2)) * 1000.0, "the timestamp")
+        except (BadNumber, ValueError) as exc:
+            _error(facts, payload, f"no usable timestamp: {exc}")
             continue
         key = match.group(4)
         if facts.log_benchmark is None:
@@ -313,6 +334,9 @@ def _parse_mlp(text: str, facts: LogFacts) -> None:
                 value = loads_exactly(raw)
             except ValueError:
                 value = raw.strip()  # bare values such as `eval_target: 0.749` parse; others stay text
+            if non_finite_in([value]) is not None:
+                _error(facts, payload, "a value that is not a finite number")
+                continue
         status = None
         if key == "run_stop":
             status = _v05_status(value)

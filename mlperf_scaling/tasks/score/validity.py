@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
+from mlperf_scaling.tasks.parse.numbers import MAX_RUN_MINUTES, BadNumber, usable_time_ms
 from mlperf_scaling.tasks.parse.result_log import MLLOG, LogFacts
 from mlperf_scaling.tasks.score.compliance import Failure, describe
 from mlperf_scaling.tasks.score.rules import RoundRules, change_behind
@@ -44,9 +46,7 @@ def judge_run(
 def _judge(facts: LogFacts, failures: list[Failure] | None, rules: RoundRules) -> RunVerdict:
     if facts.log_format is None:
         return RunVerdict(False, None, "no MLPerf log lines in the file")
-    minutes = None
-    if facts.run_start_ms is not None and facts.run_stop_ms is not None:
-        minutes = (facts.run_stop_ms - facts.run_start_ms) / 60 / 1000
+    minutes = _minutes(facts)
     if rules.checked:
         if failures:
             return RunVerdict(False, minutes, describe(failures), failures[0].rule)
@@ -79,13 +79,29 @@ def _judge(facts: LogFacts, failures: list[Failure] | None, rules: RoundRules) -
     return RunVerdict(True, minutes, None)
 
 
+def _minutes(facts: LogFacts) -> float | None:
+    """(run_stop - run_start) in minutes where both are times; None otherwise (never a number that is not one)."""
+    if facts.run_start_ms is None or facts.run_stop_ms is None:
+        return None
+    minutes = (facts.run_stop_ms - facts.run_start_ms) / 60 / 1000
+    return minutes if math.isfinite(minutes) and minutes <= MAX_RUN_MINUTES else None
+
+
 def _timing_verdict(facts: LogFacts, minutes: float | None) -> RunVerdict:
-    """The summarizer drops a run without run_start or run_stop; a stop not after its start is a judgement of ours."""
+    """The summarizer drops a run without run_start or run_stop; a stop not after its start, a start or stop that is
+    not a time, or a time to train beyond a year are judgements of ours (no time that is not a number is kept)."""
     if facts.run_start_ms is None:
         return RunVerdict(False, minutes, "run_start missing")
     if facts.run_stop_ms is None:
         return RunVerdict(False, minutes, "run_stop missing")
-    if minutes is None or minutes <= 0:
+    try:
+        usable_time_ms(facts.run_start_ms, "run_start's time_ms")
+        usable_time_ms(facts.run_stop_ms, "run_stop's time_ms")
+    except BadNumber as exc:
+        return RunVerdict(False, None, f"{exc}: not a time to train")
+    if minutes is None:
+        return RunVerdict(False, None, "run_stop comes over a year after run_start: not a time to train")
+    if minutes <= 0:
         return RunVerdict(False, minutes, "run_stop is not after run_start")
     return RunVerdict(True, minutes, None)
 
