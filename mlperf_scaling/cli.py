@@ -25,9 +25,14 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_ROUNDS        rounds to run, space-separated (unset: every round the source holds)
   MLPERF_REMOTE_BASE   prefix of the round repositories (https://github.com/mlcommons/)
   MLPERF_OFFLINE       1: never use the network (rounds from the mirror only)
+  MLPERF_ALLOW_SHRINK  1: a new version of a loaded round may hold far less than the loaded one
   MLPERF_PLOT_FORMATS  plot files: png (default), or "png svg" for vector copies too
   MLPERF_NETWORK_TIMEOUT_S, MLPERF_CLONE_TIMEOUT_S, MLPERF_NETWORK_RETRIES, MLPERF_RETRY_DELAY_S, MLPERF_MAX_SOURCE_BYTES
 """
+
+
+_ALLOW_SHRINK = ("load a new version of a loaded round even if it has no systems or runs, or a quarter fewer scored rows "
+                 "(refused otherwise, and the loaded version stays; MLPERF_ALLOW_SHRINK)")
 
 
 def _console() -> Console:
@@ -84,6 +89,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     ingest.add_argument("--round", dest="round_name", help="round of the source (default: from its name training_results_vX.Y)")
     ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
     ingest.add_argument("--offline", action="store_true", default=None, help="refuse git URLs: local sources only (MLPERF_OFFLINE)")
+    ingest.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     run = commands.add_parser("run", parents=[warehouse, reports, remote], help="the main job: ingest, analyse and publish every round")
     run.add_argument(
@@ -94,6 +100,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     run.add_argument("--mirror", type=Path, default=settings.mirror, help="folder of training_results_vX.Y.tar.gz or git repos; else the public repos")
     run.add_argument("--force", action="store_true", help="re-ingest rounds whose source version is already loaded")
     run.add_argument("--offline", action="store_true", default=None, help="never use the network: every round from --mirror (MLPERF_OFFLINE)")
+    run.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     analyze = commands.add_parser("analyze", parents=[warehouse, reports], help="redo the analysis and the report of a round from the warehouse alone")
     analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
@@ -137,7 +144,7 @@ def _version() -> str:
         return "unknown"
 
 
-_OPTIONS = {"warehouse", "reports", "remote_base", "mirror", "rounds", "offline"}  # settings that also have a command-line option
+_OPTIONS = {"warehouse", "reports", "remote_base", "mirror", "rounds", "offline", "allow_shrink"}  # settings that also have a command-line option
 
 
 def _settings(**options: Any) -> Settings:

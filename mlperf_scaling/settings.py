@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     # the pages show PNG; SVG (vector) on request: each format drawn costs its own rendering
     plot_formats: Annotated[tuple[str, ...], NoDecode] = Field(("png",), description="plot file formats, space-separated: png, svg")
     offline: bool = Field(False, description="never use the network: every round from the mirror (or a local source)")
+    # A new version of a loaded round with no systems or runs, or with a quarter fewer scores, is refused unless allowed.
+    allow_shrink: bool = Field(False, description="load a new version of a round even when it holds much less than the loaded one")
     # Network steps: a bound on each git call, and how often and how soon a failed one is tried again.
     network_timeout_s: float = Field(60, gt=0, description="seconds allowed for one git ls-remote")
     clone_timeout_s: float = Field(900, gt=0, description="seconds allowed for one clone")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
+from mlperf_scaling.failures import quiet_expected_failures, said
 from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
 from mlperf_scaling.rounds import round_from_name
@@ -19,6 +20,8 @@ from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.resolve import is_network_source, resolve_source
 from mlperf_scaling.tasks.source.steps import find_source_version
 from mlperf_scaling.warehouse.steps import check_loaded, load_round, record_failure, validate_round
+
+quiet_expected_failures()
 
 
 def _round_run_name() -> str:
@@ -51,23 +54,25 @@ def ingest_round(
         if settings.offline and is_network_source(resolved):
             raise SourceError(f"{round_name} would be fetched from {source}, and --offline (MLPERF_OFFLINE) forbids the network: "
                               "put the round in the mirror")
-        version = find_source_version.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(source, round_name, settings.network_timeout_s)
+        # retried only where a retry can help: over the network; a local file reads the same every time
+        retries = settings.network_retries if is_network_source(resolved) else 0
+        version = find_source_version.with_options(retries=retries, retry_delay_seconds=settings.retry_delay_s)(source, round_name, settings.network_timeout_s)
         loaded = None if force else check_loaded(warehouse, round_name, version)
         if loaded is not None:
             logger.info("%s unchanged (%s): skipped", round_name, version.commit or version.sha256)
             return {**loaded, "status": "unchanged", "message": "same version already loaded"}
         judge = judge_for(rules_for_round(round_name))  # runs in the parsing workers, where the lines are
-        files = read_round.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(
+        files = read_round.with_options(retries=retries, retry_delay_seconds=settings.retry_delay_s)(
             source, round_name, notes_dir, judge, settings.clone_timeout_s, settings.max_source_bytes
         )
         # opaque(): Prefect would otherwise walk every object inside (thousands of parsed logs)
         scored = score(opaque(files))
         frames = validate_round(opaque(scored))
-        summary = load_round(opaque(scored), opaque(frames), warehouse)
+        summary = load_round(opaque(scored), opaque(frames), warehouse, settings.allow_shrink)
         publish_rejections(round_name, frames["rejections"])
         return summary
     except Exception as exc:  # one bad round must not stop the others
-        message = f"{type(exc).__name__}: {exc}"
+        message = said(exc)
         logger.error("ingestion of %s failed: %s", source, message)
         summary = record_failure(source, round_name, warehouse, message)
         summary["remote_unreachable"] = isinstance(exc, RemoteUnreachable)

@@ -11,14 +11,15 @@ ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fit
 
 
 def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame) -> None:
-    """Delete the round from every ingested table, insert the new rows and record the ingestion, atomically.
+    """Delete the round from every ingested table, insert the new rows and record the ingestion, atomically; the
+    round's derived tables go with the data they were derived from (the analysis of the new version replaces them).
 
     Readers keep seeing the previous version of the round until the commit.
     """
     unknown = set(frames) - set(ROUND_TABLES)
     if unknown:
         raise ValueError(f"not warehouse tables: {sorted(unknown)}")
-    _replace(connection, round_name, ROUND_TABLES, frames, ingestion)
+    _replace(connection, round_name, ROUND_TABLES + ANALYSIS_TABLES, frames, ingestion)
 
 
 def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame]) -> None:

@@ -18,6 +18,7 @@ from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.validate import split_valid_rows
+from mlperf_scaling.failures import ExpectedFailure
 from mlperf_scaling.rounds import round_from_name, round_order
 from mlperf_scaling.tasks.run_context import run_logger
 from mlperf_scaling.tasks.score.round_scores import RoundData
@@ -27,6 +28,7 @@ from mlperf_scaling.tasks.source.members import Provenance
 from mlperf_scaling.tasks.source.resolve import Source, resolve_source
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import record_ingestion, replace_round
+from mlperf_scaling.warehouse.read import read_query
 from mlperf_scaling.warehouse.versions import is_unchanged, loaded_versions
 
 # table -> (contract, key columns naming a rejected row)
@@ -103,15 +105,44 @@ def ingestion_row(
     return IngestionsSchema.validate(pl.DataFrame([row]), lazy=True)
 
 
+# A new version that loses more than this share of the loaded round's scored rows is refused unless allowed.
+MAX_SHRINK = 0.25
+
+
+class ShrinkRefused(ExpectedFailure, ValueError):
+    """A new version of a loaded round that holds far less than the loaded one: refused, the loaded one stays."""
+
+
+def shrink_problem(round_name: str, loaded: dict, frames: dict[str, pl.DataFrame]) -> str | None:
+    """Why a new version must not replace the loaded one unasked (it is empty, or loses over a quarter of the scored
+    rows), in one line naming both counts; None when it may."""
+    new_systems, new_runs = frames["systems"].height, frames["runs"].height
+    new_scored = int(frames["scores"]["time_to_train_min"].is_not_null().sum())
+    old = f"{loaded['n_systems']:,} systems, {loaded['n_runs']:,} runs and {loaded['n_scored']:,} scored rows"
+    new = f"{new_systems:,} systems, {new_runs:,} runs and {new_scored:,} scored rows"
+    if not (loaded["n_systems"] or loaded["n_runs"]):
+        return None if new_systems or new_runs else "the source holds no systems and no runs: nothing to load"
+    if not new_systems or not new_runs or new_scored < (1 - MAX_SHRINK) * loaded["n_scored"]:
+        return (f"the new version of {round_name} has {new} where the warehouse holds {old}: refused, the loaded version stays "
+                "(--allow-shrink loads it anyway)")
+    return None
+
+
 @task(name="load-round", cache_policy=NO_CACHE)
-def load_round(scored: ScoredRound, frames: dict[str, pl.DataFrame], warehouse: str) -> dict[str, object]:
-    """Replace the round in the warehouse in one transaction and record the ingestion."""
+def load_round(scored: ScoredRound, frames: dict[str, pl.DataFrame], warehouse: str, allow_shrink: bool = False) -> dict[str, object]:
+    """Replace the round in the warehouse in one transaction and record the ingestion; a version that holds far less
+    than the loaded one is refused (ShrinkRefused) unless allowed."""
     logger = run_logger()
     ingestion = ingestion_row(
         scored.source, scored.provenance, scored.started_at, IngestionStatus.SUCCEEDED,
         message=scored.data.rules.note, frames=frames, data=scored.data,
     )
     with open_writer(warehouse, say=logger.warning) as connection:
+        loaded = read_query(connection, "round_size", round=scored.source.round).row(0, named=True)
+        problem = shrink_problem(scored.source.round, loaded, frames)
+        nothing_either_way = not (loaded["n_systems"] or loaded["n_runs"] or frames["systems"].height or frames["runs"].height)
+        if problem is not None and (not allow_shrink or nothing_either_way):
+            raise ShrinkRefused(problem)
         replace_round(connection, scored.source.round, frames, ingestion)
     summary = ingestion.to_dicts()[0]
     logger.info(

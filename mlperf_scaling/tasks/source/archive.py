@@ -17,6 +17,7 @@ from mlperf_scaling.tasks.source.members import (
     Provenance,
     SkippedMember,
     SourceError,
+    root_round,
     strip_root,
 )
 
@@ -119,8 +120,10 @@ class _GzipMembers(io.RawIOBase):
         return 0
 
 
-def archive_members(path: Path, max_source_bytes: int) -> MemberStream:
-    """The archive's members in order, each read on demand; its sha256 is known once the stream is read."""
+def archive_members(path: Path, max_source_bytes: int, round_name: str | None = None) -> MemberStream:
+    """The archive's members in order, each read on demand; its sha256 is known once the stream is read. An archive
+    whose top folder names another round than `round_name` (training_results_v4.0 in training_results_v4.1.tar.gz) is
+    refused: its data would load under the wrong name."""
     provenance = Provenance()
     skipped: list[SkippedMember] = []
     size = max(path.stat().st_size, 1)
@@ -161,6 +164,12 @@ def archive_members(path: Path, max_source_bytes: int) -> MemberStream:
                     if name.startswith("/") or ".." in name.split("/"):
                         skipped.append(SkippedMember(name, "archive member with an absolute or '..' path: refused"))
                         continue
+                    named = root_round(name)
+                    if round_name is not None and named is not None and named != round_name:
+                        raise SourceError(
+                            f"archive {path.name} holds training_results_{named}, another round than {round_name}: refused "
+                            f"(rename it training_results_{named}.tar.gz, or pack the {round_name} folder)"
+                        )
                     relative = strip_root(name)
                     if member.issym() or member.islnk():
                         skipped.append(SkippedMember(relative, "link inside the archive: not followed"))

@@ -9,13 +9,15 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from mlperf_scaling.failures import ExpectedFailure
+
 MAX_MEMBER_BYTES = 256 * 1024 * 1024  # the largest published log is under 4 MiB
 # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024**3
-_ROOT_FOLDER = re.compile(r"^training_results_v\d+\.\d+([-_.][^/]*)?$")
+_ROOT_FOLDER = re.compile(r"^training_results_(v\d+\.\d+)([-_.][^/]*)?$")
 
 
-class SourceError(ValueError):
+class SourceError(ExpectedFailure, ValueError):
     """A source that cannot be read at all; the message says why."""
 
 
@@ -41,10 +43,26 @@ class MemberStream:
     fraction_read: Callable[[], float] = lambda: 0.0  # how far through the source, 0..1, for progress
 
 
+def without_dot_prefix(path: str) -> str:
+    """`./training_results_v4.1/...` (as `tar czf x.tar.gz ./folder` writes members) -> `training_results_v4.1/...`."""
+    while path.startswith("./"):
+        path = path[2:].lstrip("/")
+    return path
+
+
 def strip_root(path: str) -> str:
-    """A member path relative to the round root: `training_results_v4.1/NVIDIA/...` -> `NVIDIA/...`."""
+    """A member path relative to the round root: `training_results_v4.1/NVIDIA/...` (or `./training_results_v4.1/...`)
+    -> `NVIDIA/...`."""
+    path = without_dot_prefix(path)
     first, _, rest = path.partition("/")
     return rest if _ROOT_FOLDER.match(first) else path
+
+
+def root_round(path: str) -> str | None:
+    """The round a member's top folder names (`training_results_v4.0/...` -> v4.0), or None when it names none."""
+    first = without_dot_prefix(path).partition("/")[0]
+    match = _ROOT_FOLDER.match(first)
+    return match.group(1) if match else None
 
 
 def refuse_option_like(text: str, what: str) -> None:

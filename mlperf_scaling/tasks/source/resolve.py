@@ -72,7 +72,7 @@ def open_source(
 ):
     """Yield a MemberStream over the source's files; temporary checkouts are removed afterwards."""
     if source.kind == ARCHIVE:
-        yield archive_members(Path(source.location), max_source_bytes)
+        yield archive_members(Path(source.location), max_source_bytes, source.round)
     elif source.kind == DIRECTORY:
         yield directory_members(Path(source.location), Provenance())
     elif source.kind == GIT_REPO:
