@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from mlperf_scaling.interrupts import end_at_once_on_signals
 from mlperf_scaling.settings import Settings
 
 _ENVIRONMENT = """environment (each overridden by its option):
@@ -161,18 +162,37 @@ def _settings(**options: Any) -> Settings:
 
 def main(argv: list[str] | None = None) -> int:
     try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader went away (`query ... | head`): end quietly, and let no flush at exit complain about it again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
         args = _parser(_settings()).parse_args(argv)
         settings = _settings(**{name: getattr(args, name) for name in sorted(_OPTIONS) if hasattr(args, name)})
         if args.command == "run" and settings.offline and settings.mirror is None:
             raise SystemExit("mlperf-scaling: --offline reads every round from a mirror: give --mirror DIR (or MLPERF_MIRROR)")
         if args.command == "watch" and settings.offline:
             raise SystemExit("mlperf-scaling: watch asks the remote what it publishes, which --offline (MLPERF_OFFLINE) forbids")
+        problem = _before_any_work(args)
+        if problem is not None:
+            raise SystemExit(f"mlperf-scaling: {problem}")
     except SystemExit as stop:
         if isinstance(stop.code, str):
             print(stop.code, file=sys.stderr)
             return 2
         return stop.code if isinstance(stop.code, int) else 2
     _prepare_environment()
+    if args.command == "serve":  # a server stops on Ctrl-C as Prefect's serve decides
+        return _command(args, settings)
+    with end_at_once_on_signals(args.command):
+        return _run(args, settings)
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command in _FLOWS:
         unchanged = None
         if args.command == "run" and not args.force:  # answered before anything heavy starts
@@ -186,6 +206,27 @@ def main(argv: list[str] | None = None) -> int:
                 return _command(args, settings)
         return _command(args, settings, unchanged)
     return _command(args, settings)
+
+
+def _before_any_work(args: argparse.Namespace) -> str | None:
+    """A mistake in what the user named (a source, the warehouse path), said before Prefect starts or any file is
+    written; None when there is none."""
+    from mlperf_scaling.warehouse.connection import file_problem
+
+    if getattr(args, "warehouse", None) is not None and (problem := file_problem(args.warehouse)) is not None:
+        return problem
+    if args.command == "ingest":
+        from mlperf_scaling.tasks.source.members import SourceError
+        from mlperf_scaling.tasks.source.resolve import source_problem
+
+        if args.round_name is not None and len(args.sources) > 1:
+            return "--round names the round of a single source; give one source or none"
+        for spec in args.sources:
+            try:
+                source_problem(str(spec), args.round_name)
+            except SourceError as exc:
+                return str(exc)
+    return None
 
 
 # the commands that run flows, and the modules of their flows (imported while a temporary API boots)

@@ -15,6 +15,8 @@ import atexit
 import multiprocessing
 import os
 import select
+import signal
+import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -28,6 +30,7 @@ DRAW = "draw"
 _NICENESS = {PARSE: 0, DRAW: 10}
 
 _shared: dict[tuple[str, int], ProcessPoolExecutor] = {}
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 _shared_lock = threading.Lock()
 
 
@@ -40,6 +43,10 @@ def shared_pool(workers: int, kind: str = PARSE) -> ProcessPoolExecutor:
     with _shared_lock:
         executor = _shared.get((kind, workers))
         if executor is None or getattr(executor, "_broken", False):
+            # An interrupted command ends at once (mlperf_scaling.interrupts) and the resource tracker then releases the
+            # pools' semaphores itself, warning about each; it takes its warning filters from this list when it starts.
+            if _QUIET_TRACKER not in sys.warnoptions:
+                sys.warnoptions.append(_QUIET_TRACKER)
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(PRELOAD)
             executor = _shared[kind, workers] = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker,
@@ -50,6 +57,8 @@ def shared_pool(workers: int, kind: str = PARSE) -> ProcessPoolExecutor:
 def start_worker(parent_pid: int, niceness: int = 0) -> None:
     if niceness:
         os.nice(niceness)
+    # Ctrl-C reaches the whole process group: the command decides (mlperf_scaling.interrupts), a worker ends with it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent_pid)
 
 

@@ -51,6 +51,7 @@ def ingested_rounds(warehouse: Path) -> list[str]:
 
 
 def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remote, warehouse_path, tmp_path):
+    from mlperf_scaling.flows.outcome import result_of
     from mlperf_scaling.flows.watch import watch_releases
 
     work, remote_folder = remote
@@ -73,14 +74,28 @@ def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remot
     assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1", "v5.0"]
 
     # a new commit on a known round: that round only is ingested again
-    (work / "training_results_v4.0" / "Google" / "results" / "cloud-tpu-v5p-1024-maxtext" / "gpt3" / "result_0.txt").unlink()
+    gpt3 = work / "training_results_v4.0" / "Google" / "results" / "cloud-tpu-v5p-1024-maxtext" / "gpt3"
+    shutil.copyfile(gpt3 / "result_0.txt", gpt3 / "result_3.txt")
     publish(work / "training_results_v4.0", remote_folder)
     fourth = watch_releases(str(warehouse_path), str(remote_folder), reports)
     assert fourth["started"] == ["v4.0"] and fourth["found"]["v4.0"] == "changed"
     assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1", "v5.0", "v4.0"]
     with connect(warehouse_path, read_only=True) as connection:
-        assert connection.execute("select n_runs from scores where round = 'v4.0'").fetchall() == [(2,)]
+        assert connection.execute("select n_runs from scores where round = 'v4.0'").fetchall() == [(4,)]
     assert (Path(reports) / "v5.0" / "index.html").is_file()
+
+    # a commit that loses the round's only score is refused: the loaded version stays, and watch says why
+    for name in ("result_0.txt", "result_1.txt", "result_3.txt"):
+        (gpt3 / name).unlink()
+    publish(work / "training_results_v4.0", remote_folder)
+    fifth = watch_releases(str(warehouse_path), str(remote_folder), reports, return_state=True)
+    assert fifth.is_failed()
+    (summary,) = result_of(fifth)["summaries"]
+    assert summary["status"] == "failed" and summary["message"] == (
+        "the new version of v4.0 has 1 systems, 1 runs and 0 scored rows where the warehouse holds 1 systems, 4 runs and 1 scored "
+        "rows: refused, the loaded version stays (--allow-shrink loads it anyway)")
+    with connect(warehouse_path, read_only=True) as connection:
+        assert connection.execute("select n_runs from scores where round = 'v4.0'").fetchall() == [(4,)]
 
 
 def test_next_round_names_and_bases():

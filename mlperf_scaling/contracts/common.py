@@ -22,11 +22,19 @@ def frame_schema(model: type[pa.DataFrameModel]) -> dict[str, pl.DataType]:
 
 
 class Contract(pa.DataFrameModel):
-    """A warehouse table's contract: exactly its columns (strict), values coerced to their types."""
+    """A warehouse table's contract: exactly its columns (strict), values coerced to their types, and no number that is
+    not one: every floating-point value is finite or null, in every table."""
 
     class Config:
         strict = True
         coerce = True
+
+    @pa.dataframe_check(error="every floating-point value is finite (no NaN, no infinity)")
+    def floats_are_finite(cls, data) -> pl.LazyFrame:
+        floats = [name for name, dtype in data.lazyframe.collect_schema().items() if dtype.is_float()]
+        if not floats:
+            return data.lazyframe.select(pl.lit(True).alias("finite"))
+        return data.lazyframe.select(pl.all_horizontal([pl.col(name).is_finite().fill_null(True) for name in floats]).alias("finite"))
 
 
 class ScoreKey(Contract):

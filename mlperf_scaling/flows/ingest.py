@@ -5,9 +5,10 @@ from __future__ import annotations
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
-from mlperf_scaling.failures import quiet_expected_failures, said
+from mlperf_scaling.failures import said
 from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
+from mlperf_scaling.interrupts import now_doing
 from mlperf_scaling.rounds import round_from_name
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.tasks.parse.steps import read_round
@@ -20,8 +21,6 @@ from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.resolve import is_network_source, resolve_source
 from mlperf_scaling.tasks.source.steps import find_source_version
 from mlperf_scaling.warehouse.steps import check_loaded, load_round, record_failure, validate_round
-
-quiet_expected_failures()
 
 
 def _round_run_name() -> str:
@@ -47,10 +46,12 @@ def ingest_round(
     """
     logger = get_run_logger()
     settings = settings or Settings()
+    now_doing(f"ingesting {round_name or source}")
     # network steps: bounded in time, retried a bounded number of times, then this round fails alone
     try:
         resolved = resolve_source(source, round_name)
         round_name = resolved.round
+        now_doing(f"ingesting {round_name}")
         if settings.offline and is_network_source(resolved):
             raise SourceError(f"{round_name} would be fetched from {source}, and --offline (MLPERF_OFFLINE) forbids the network: "
                               "put the round in the mirror")

@@ -67,6 +67,28 @@ def stored_schema_version(path: Path | str) -> str | None:
         connection.close()
 
 
+# A DuckDB database file: an 8-byte checksum, then this magic
+_DUCKDB_MAGIC = b"DUCK"
+
+
+def file_problem(path: Path | str) -> str | None:
+    """Why the path cannot hold a warehouse (a folder, a file that is not a DuckDB database, unreadable), or None; an
+    absent file is no problem here: a writer creates it."""
+    target = Path(path)
+    if target.is_dir():
+        return f"--warehouse {path} is a folder: give the path of a DuckDB file, e.g. {target / 'mlperf.duckdb'}"
+    if not target.exists():
+        return None
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(12)
+    except OSError as exc:
+        return f"--warehouse {path} cannot be read: {exc.strerror or exc}"
+    if head[8:12] != _DUCKDB_MAGIC:
+        return f"--warehouse {path} is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"
+    return None
+
+
 def is_current(path: Path | str) -> bool:
     """True when the warehouse exists and was written with today's table definitions."""
     return Path(path).exists() and stored_schema_version(path) == schema_version()

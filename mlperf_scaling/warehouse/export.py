@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from mlperf_scaling.warehouse.read import open_reader
+from mlperf_scaling.warehouse.read import open_reader, read_query
 
 
 class QueryError(ValueError):
@@ -28,9 +28,15 @@ def run_query(warehouse: Path | str, sql: str) -> pl.DataFrame:
         connection.close()
 
 
+# DuckDB 2.0 reads a CSV back with another escape character than the quote unless the export names it: written
+# explicitly, `load.sql` carries it, and IMPORT DATABASE reads every field as written (DuckDB 1.x too)
+_EXPORT_OPTIONS = {"parquet": "format parquet", "csv": "format csv, escape '\"'"}
+
+
 def export_database(warehouse: Path | str, folder: Path, file_format: str = "parquet") -> list[Path]:
     """Every table as `<table>.parquet` (or .csv) in `folder`, with `schema.sql` and `load.sql`, DuckDB's EXPORT
-    DATABASE: any DuckDB (`IMPORT DATABASE 'folder'`), pandas, polars, Spark or a BI tool reads them."""
+    DATABASE: any DuckDB (`IMPORT DATABASE 'folder'`), pandas, polars, Spark or a BI tool reads them. `schema.sql`
+    also carries the comment of every table, view and column, which EXPORT DATABASE leaves out."""
     if file_format not in ("parquet", "csv"):
         raise ValueError(f"format: parquet or csv, not {file_format!r}")
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
@@ -39,7 +45,11 @@ def export_database(warehouse: Path | str, folder: Path, file_format: str = "par
     try:
         folder.mkdir(parents=True, exist_ok=True)
         literal = str(folder).replace("'", "''")  # EXPORT takes no bound parameter for its path
-        connection.execute(f"export database '{literal}' (format {file_format})")
+        connection.execute(f"export database '{literal}' ({_EXPORT_OPTIONS[file_format]})")
+        comments = read_query(connection, "comments")
     finally:
         connection.close()
+    with (folder / "schema.sql").open("a", encoding="utf-8") as schema:
+        schema.write("\n-- The comment of every table, view and column, as the warehouse documents them\n")
+        schema.writelines(f"{statement}\n" for statement in comments["statement"])
     return sorted(folder.iterdir())

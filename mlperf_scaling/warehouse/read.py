@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from mlperf_scaling.warehouse.connection import connect, is_current
+from mlperf_scaling.warehouse.connection import connect, file_problem, is_current
 
 
 class WarehouseMissing(FileNotFoundError):
@@ -21,6 +21,9 @@ class WarehouseMissing(FileNotFoundError):
 
 def open_reader(path: Path | str) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the warehouse; raises WarehouseMissing with a line a user can act on."""
+    problem = file_problem(path)
+    if problem is not None:
+        raise WarehouseMissing(problem)
     if not Path(path).is_file():
         raise WarehouseMissing(f"no warehouse at {path}: run `mlperf-scaling run` (or `ingest`) first")
     if not is_current(path):

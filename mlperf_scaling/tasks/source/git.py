@@ -24,7 +24,8 @@ _UNREACHABLE = ("could not resolve host", "failed to connect", "couldn't connect
                 "name or service not known", "ssl connection", "connection reset")
 _ABSENT = ("repository not found", "not found", "does not appear to be a git repository", "authentication failed",
            "the requested url returned error: 404", "correct access rights")
-MIRROR_HINT = "without network, read the rounds from a mirror: --mirror DIR (e.g. ../shared/mlperf) or --offline"
+# named in words every command can act on: `watch` has no --mirror, but `run` reads a mirror without any network
+MIRROR_HINT = "without network, `mlperf-scaling run --mirror DIR --offline` reads the rounds from a folder of archives (e.g. ../shared/mlperf)"
 
 # Folders a result repository keeps data in; the benchmark code next to them is never fetched.
 SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/"]

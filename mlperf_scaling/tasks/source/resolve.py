@@ -6,6 +6,7 @@ A source is a git URL, a local git repository, a directory or a `.tar.gz`; every
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import tempfile
@@ -59,6 +60,25 @@ def resolve_source(spec: str, round_name: str | None = None) -> Source:
     if not re.match(ROUND_PATTERN, found):
         raise SourceError(f"not a round name (expected vX.Y): {found!r}")
     return Source(spec, kind, found, location)
+
+
+def source_problem(spec: str, round_name: str | None = None) -> Source:
+    """The source, once it is known to be readable and to hold something (SourceError says why not, in one line):
+    what `ingest` checks before any work starts."""
+    try:
+        source = resolve_source(spec, round_name)
+    except OSError as exc:  # a symbolic link to itself, a path component that is not a folder
+        raise SourceError(f"source {spec} cannot be read: {exc.strerror or exc}") from None
+    if source.kind == GIT_URL:
+        return source
+    path = Path(source.location)
+    if not os.access(path, os.R_OK) or (path.is_dir() and not os.access(path, os.X_OK)):
+        raise SourceError(f"source {spec} cannot be read (permission denied)")
+    if path.is_dir() and not any(path.iterdir()):
+        raise SourceError(f"source {spec} is an empty folder: nothing to ingest")
+    if path.is_file() and path.stat().st_size == 0:
+        raise SourceError(f"source {spec} is an empty file: nothing to ingest")
+    return source
 
 
 def is_network_source(source: Source) -> bool:
