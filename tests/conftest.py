@@ -29,6 +29,14 @@ os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 
 PROJECT = Path(__file__).resolve().parents[1]
 
+# Property-based tests: 50 examples per property by default, 1,000 with HYPOTHESIS_PROFILE=thorough; no example
+# database (it would be a folder left in the working directory).
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("default", max_examples=50, database=None)
+_hypothesis_settings.register_profile("thorough", max_examples=1000, database=None)
+_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
 
 SHARED_MLPERF = Path(os.environ.get("MLPERF_SHARED", PROJECT.parent / "shared" / "mlperf")).resolve()
 ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
@@ -208,3 +216,21 @@ def closed_port() -> int:
     port = probe.getsockname()[1]
     probe.close()
     return port
+
+
+def descendants_of_dead(mark: str) -> list[str]:
+    """multiprocessing helpers (fork server, resource tracker, workers) of the process started with `mark` in its
+    environment (inherited by all of them, whoever their parent is now), still alive. Only that process's: tests
+    running beside this one have their own."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            marked = f"MLPERF_TEST_MARK={mark}".encode() in (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marked and ("multiprocessing.forkserver" in command or "multiprocessing.resource_tracker" in command):
+            found.append(f"{entry.name}: {command[:80]}")
+    return found

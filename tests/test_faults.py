@@ -14,7 +14,7 @@ import time
 import uuid
 from pathlib import Path
 
-from conftest import PROJECT, RUN_SHARED, SHARED_MLPERF, archive, closed_port, made_once, read_shipped_round
+from conftest import PROJECT, RUN_SHARED, SHARED_MLPERF, archive, closed_port, descendants_of_dead, made_once, read_shipped_round
 
 from mlperf_scaling.warehouse.connection import connect
 from mlperf_scaling.warehouse.load import ROUND_TABLES
@@ -73,24 +73,6 @@ def prepared_round(source: Path) -> Path:
     return kept
 
 
-def _descendants_of_dead(mark: str) -> list[str]:
-    """multiprocessing helpers (fork server, resource tracker, workers) of the process started with `mark` in its
-    environment (inherited by all of them, whoever their parent is now), still alive. Only that process's: tests
-    running beside this one have their own."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            marked = f"MLPERF_TEST_MARK={mark}".encode() in (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if marked and ("multiprocessing.forkserver" in command or "multiprocessing.resource_tracker" in command):
-            found.append(f"{entry.name}: {command[:80]}")
-    return found
-
-
 def ingest_command(source: Path, warehouse: Path, prepared: bool = True) -> list[str]:
     """The command of an ingestion in a separate process; `prepared`: a shipped round comes read and validated
     (`prepared_round`), where the test is about the load, not the reading."""
@@ -137,7 +119,7 @@ def test_no_process_outlives_a_killed_ingestion(tmp_path):
     # killed while its parsing workers are busy: they, the fork server and the resource tracker must all go
     assert not run_ingest(archive("v4.1"), tmp_path / "w.duckdb", kill_after_s=2.0, mark=mark)
     deadline = time.monotonic() + 10
-    while (left := _descendants_of_dead(mark)) and time.monotonic() < deadline:
+    while (left := descendants_of_dead(mark)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert left == []
 

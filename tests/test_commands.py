@@ -1,0 +1,130 @@
+"""The command line as a user meets it, in a process of its own: mistakes said in one line before Prefect starts,
+an interrupt that ends the command at once with the warehouse as it was, a closed pipe, exports that come back."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import archive, descendants_of_dead, fixture_round, ingest_source
+
+from mlperf_scaling.warehouse.load import ANALYSIS_TABLES, ROUND_TABLES
+
+
+def command(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mlperf_scaling.cli", *args], capture_output=True, text=True, cwd=kwargs.pop("cwd", None),
+                          env={**os.environ, **(env or {})}, timeout=120, **kwargs)
+
+
+@pytest.fixture
+def loaded(tmp_path) -> Path:
+    """A warehouse holding the committed v5.1 slice."""
+    warehouse = tmp_path / "w.duckdb"
+    ingest_source(str(fixture_round("v5.1", tmp_path / "slice")), warehouse)
+    return warehouse
+
+
+def state(warehouse: Path) -> dict[str, tuple]:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        return {table: tuple(connection.execute(f"select count(*), coalesce(sum(hash(r)), 0) from {table} as r").fetchall()[0])
+                for table in (*ROUND_TABLES, *ANALYSIS_TABLES, "ingestions")}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ingest", "{tmp}/absent.tar.gz"], "source not found: {tmp}/absent.tar.gz"),
+        (["ingest", "{tmp}/empty", "--round", "v4.1"], "source {tmp}/empty is an empty folder: nothing to ingest"),
+        (["ingest", "{tmp}/empty"], "cannot tell the round from '{tmp}/empty': name it training_results_vX.Y or pass --round vX.Y"),
+        (["ingest", "{tmp}/noise.bin"], "a file source must be a .tar.gz archive: {tmp}/noise.bin"),
+        (["ingest", "{tmp}/training_results_v4.1.tar.gz"], "source {tmp}/training_results_v4.1.tar.gz is an empty file: nothing to ingest"),
+        (["ingest", "{tmp}/loop", "--round", "v4.1"], "source not found: {tmp}/loop"),
+        (["run", "--warehouse", "{tmp}/empty"], "--warehouse {tmp}/empty is a folder: give the path of a DuckDB file, e.g. {tmp}/empty/mlperf.duckdb"),
+        (["query", "select 1", "--warehouse", "{tmp}/noise.bin"],
+         "--warehouse {tmp}/noise.bin is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"),
+        (["plan", "bert", "--warehouse", "{tmp}/noise.bin"],
+         "--warehouse {tmp}/noise.bin is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"),
+    ],
+)
+def test_mistakes_are_one_line_and_exit_2_before_prefect_starts(argv, message, tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "noise.bin").write_bytes(os.urandom(4096))
+    (tmp_path / "training_results_v4.1.tar.gz").write_bytes(b"")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    prefect_home = tmp_path / "prefect-home"
+    prefect_home.mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    argv = [part.replace("{tmp}", str(tmp_path)) for part in argv]
+    if "--warehouse" not in argv:
+        argv += ["--warehouse", str(tmp_path / "w.duckdb")]
+    done = command(*argv, env={"PREFECT_HOME": str(prefect_home), "PREFECT_API_URL": ""}, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"mlperf-scaling: {message.replace('{tmp}', str(tmp_path))}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no warehouse, no lock, no reports
+    assert list(prefect_home.iterdir()) == []  # Prefect never started
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_ends_the_command_at_once_and_keeps_the_warehouse(signum, code, loaded, prefect_isolated):
+    before = state(loaded)
+    mark = f"interrupt-{signum}"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "mlperf_scaling.cli", "ingest", str(archive("v4.1")), "--warehouse", str(loaded)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "MLPERF_TEST_MARK": mark},
+    )
+    assert child.stderr is not None
+    said = []
+    for line in child.stderr:  # interrupted while it reads the round
+        said.append(line)
+        if "reading v4.1" in line:
+            break
+    assert child.poll() is None, "".join(said)[-3000:]
+    sent = time.monotonic()
+    child.send_signal(signum)
+    rest = child.stderr.read()
+    child.wait(timeout=30)
+    took = time.monotonic() - sent
+    assert child.returncode == code, rest[-3000:]
+    assert took < 5, f"{took:.1f} s"
+    last = rest.strip().splitlines()[-1]
+    assert last == (f"mlperf-scaling: ingest interrupted ({signal.Signals(signum).name}) while ingesting v4.1: nothing half-written "
+                    "is kept, the rounds loaded before are as they were")
+    assert "Traceback" not in rest
+    assert state(loaded) == before
+    time.sleep(1.5)  # the workers notice their parent is gone within a second
+    assert descendants_of_dead(mark) == []
+
+
+def test_a_closed_pipe_ends_quietly(loaded):
+    reader = subprocess.Popen(["head", "-n", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-m", "mlperf_scaling.cli", "query", "select * from range(200000)", "--format", "csv",
+                           "--warehouse", str(loaded)], stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert reader.stdin is not None
+    reader.stdin.close()
+    reader.wait()
+    assert done.returncode in (0, 1)
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize("file_format", ["parquet", "csv"])
+def test_an_export_imports_into_identical_tables_with_their_comments(file_format, loaded, tmp_path):
+    folder = tmp_path / "export"
+    done = command("export", str(folder), "--format", file_format, "--warehouse", str(loaded))
+    assert done.returncode == 0, done.stderr
+    copy = duckdb.connect()
+    copy.execute(f"import database '{folder}'")
+    with duckdb.connect(str(loaded), read_only=True) as source:
+        tables = [row[0] for row in source.execute("select table_name from duckdb_tables() order by 1").fetchall()]
+        for table in tables:
+            checksum = f"select count(*), coalesce(sum(hash(r)), 0) from {table} as r"
+            assert copy.execute(checksum).fetchall() == source.execute(checksum).fetchall(), table
+        comments = "select count(*) from duckdb_columns() where comment is not null"
+        assert copy.execute(comments).fetchall() == source.execute(comments).fetchall()
+        views = "select view_name from duckdb_views() where not internal order by 1"
+        assert copy.execute(views).fetchall() == source.execute(views).fetchall()
