@@ -24,19 +24,19 @@ def load_copy_notes(folder: Path | None, round_name: str) -> CopyNotes:
         return notes
     missing = folder / "MISSING.txt"
     if missing.is_file():
-        for line in missing.read_text(encoding="utf-8").splitlines():
+        for line in missing.read_text(encoding="utf-8", errors="replace").splitlines():  # a bad byte spoils one line, not the round
             parts = line.split("\t")
             if len(parts) >= 2 and parts[0] == round_name:
                 notes.missing.add(parts[1].strip())
     excluded = folder / "EXCLUDED.txt"
     if excluded.is_file():
-        with excluded.open(encoding="utf-8", newline="") as handle:
+        with excluded.open(encoding="utf-8", errors="replace", newline="") as handle:
             for row in csv.DictReader(handle, delimiter="\t"):
                 if row.get("round") == round_name and row.get("path"):
                     notes.excluded[row["path"]] = row.get("reason") or "excluded"
     manifest = folder / "MANIFEST.tsv"
     if manifest.is_file():
-        with manifest.open(encoding="utf-8", newline="") as handle:
+        with manifest.open(encoding="utf-8", errors="replace", newline="") as handle:
             for row in csv.DictReader(handle, delimiter="\t"):
                 if row.get("round") == round_name and row.get("source_commit"):
                     notes.source_commit = row["source_commit"].strip()
