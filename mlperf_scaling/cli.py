@@ -28,6 +28,7 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_OFFLINE       1: never use the network (rounds from the mirror only)
   MLPERF_ALLOW_SHRINK  1: a new version of a loaded round may hold far less than the loaded one
   MLPERF_PLOT_FORMATS  plot files: png (default), or "png svg" for vector copies too
+  MLPERF_WORKERS       worker processes for parsing and for drawing (default: every CPU this process may use)
   MLPERF_NETWORK_TIMEOUT_S, MLPERF_CLONE_TIMEOUT_S, MLPERF_NETWORK_RETRIES, MLPERF_RETRY_DELAY_S, MLPERF_MAX_SOURCE_BYTES
 """
 

@@ -34,8 +34,19 @@ _QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 _shared_lock = threading.Lock()
 
 
+WORKERS_VARIABLE = "MLPERF_WORKERS"
+
+
 def cpu_workers() -> int:
-    return min(2, os.cpu_count() or 1)
+    """Worker processes per pool: MLPERF_WORKERS when set, else every CPU this process may run on (its affinity mask,
+    as a container or `taskset` limits it), else every CPU of the machine."""
+    configured = os.environ.get(WORKERS_VARIABLE, "").strip()
+    if configured:
+        return max(1, int(configured))  # validated where the settings are read (mlperf_scaling.settings)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def shared_pool(workers: int, kind: str = PARSE) -> ProcessPoolExecutor:

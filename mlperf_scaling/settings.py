@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     clone_timeout_s: float = Field(900, gt=0, description="seconds allowed for one clone")
     network_retries: int = Field(2, ge=0, description="retries of a failed network step")
     retry_delay_s: float = Field(10, ge=0, description="seconds between retries")
+    # Worker processes for parsing and for drawing (each its own pool); None: every CPU this process may use.
+    workers: int | None = Field(None, ge=1, le=1024, description="worker processes per pool (default: the CPUs this process may use)")
     # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
     max_source_bytes: int = Field(16 * 1024**3, gt=0, description="the most a source may expand to")
 

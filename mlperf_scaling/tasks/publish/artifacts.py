@@ -59,10 +59,13 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
         )
     if report is not None:
         lines += ["", f"Report on disk: `{report}`"]
-    for benchmark, kinds in plots.items():
-        png = next((p for p in kinds.get("scaling", []) if p.suffix == ".png"), None)
-        if png is not None:
-            lines += ["", f"## {benchmark}: scaling within comparable hardware", "", f"![{benchmark} scaling]({data_uri(png)})"]
+    # The plots are image artifacts of their own, each well under the server's 1.5 MB event limit: embedded here, a
+    # round's dozen would make this one event megabytes long, which the server refuses (and a run stalled on it once).
+    shown = [(benchmark, kind) for benchmark, kinds in plots.items() for kind in ("scaling", "time")
+             if any(p.suffix == ".png" for p in kinds.get(kind, []))]
+    if shown:
+        lines += ["", "## Plots", "", "Image artifacts of this run: " + ", ".join(
+            f"`{artifact_key('plot', round_name, benchmark, kind)}`" for benchmark, kind in shown) + "."]
     return "\n".join(lines)
 
 

@@ -1,0 +1,41 @@
+"""The worker pools follow the CPUs a process may use (its affinity mask), or MLPERF_WORKERS."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mlperf_scaling.processes import cpu_workers
+
+# In a process of its own (the pools are per process): the CPUs allowed are what the test says (this machine may have
+# fewer), and twice as many calls as workers, each taking a moment, make the pool start every worker it may.
+CHILD = """
+import concurrent.futures, os, sys, time
+os.sched_getaffinity = lambda pid: set(range(int(sys.argv[1])))  # the CPUs this process may use, as a mask would say
+from mlperf_scaling.processes import PARSE, cpu_workers, shared_pool
+pool = shared_pool(cpu_workers(), PARSE)
+concurrent.futures.wait([pool.submit(time.sleep, 0.3) for _ in range(2 * cpu_workers())])
+print(cpu_workers(), len(pool._processes))  # the worker processes the pool started
+"""
+
+
+@pytest.mark.parametrize("allowed, expected", [(4, 4), (1, 1), (2, 2)])
+def test_the_workers_follow_the_cpus_this_process_may_use(allowed, expected, monkeypatch):
+    monkeypatch.delenv("MLPERF_WORKERS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(allowed)))
+    assert cpu_workers() == expected
+
+
+def test_a_setting_names_the_worker_count(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
+    monkeypatch.setenv("MLPERF_WORKERS", "3")
+    assert cpu_workers() == 3
+
+
+def test_four_worker_processes_run_when_four_cpus_are_allowed():
+    env = {key: value for key, value in os.environ.items() if key != "MLPERF_WORKERS"}
+    done = subprocess.run([sys.executable, "-c", CHILD, "4"], capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert done.stdout.split() == ["4", "4"], done.stdout + done.stderr
