@@ -1,0 +1,106 @@
+"""Benchmark: where the main job's CPU goes, by kind of process, sampled from /proc while it runs.
+
+The main job (`mlperf-scaling run --mirror MIRROR` into a new warehouse and report folder) runs as a child; every
+process under it is sampled every 0.1 s (user + system time, from /proc/<pid>/stat) and put in one phase:
+
+* parse workers: the pool that reads and judges logs (nice 0), with the fork server it is forked from;
+* draw workers: the pool that draws figures (nice 10);
+* Prefect API: the temporary server (uvicorn);
+* main process: the command itself (orchestration, Prefect client, scoring, analysis, loading, reports);
+* other helpers: the resource tracker.
+
+Linux only. A process's last 0.1 s may be missed when it ends between samples. Run from the project root:
+
+    uv run python bench/cpu_by_phase.py [--mirror ../shared/mlperf]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children[parent].append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def sample(pid: int) -> tuple[float, int, str] | None:
+    """(CPU seconds, niceness, command line) of a process, or None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICKS, int(fields[16]), command
+
+
+def phase(pid: int, root: int, niceness: int, command: str) -> str:
+    # the workers are forked from the fork server, so they share its command line: niceness tells the pools apart
+    if pid == root:
+        return "main process"
+    if "uvicorn" in command:
+        return "Prefect API"
+    if "multiprocessing.resource_tracker import" in command:
+        return "other helpers"
+    return "draw workers" if niceness >= 10 else "parse workers"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mirror", default=str(PROJECT_ROOT.parent / "shared" / "mlperf"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cpu-by-phase-") as work:
+        command = [sys.executable, "-m", "mlperf_scaling.cli", "run", "--mirror", args.mirror,
+                   "--warehouse", f"{work}/w.duckdb", "--reports", f"{work}/reports"]
+        environment = {**os.environ, "PREFECT_HOME": f"{work}/prefect", "MLPERF_OFFLINE": "1"}
+        environment.pop("PREFECT_API_URL", None)
+        started = time.perf_counter()
+        child = subprocess.Popen(command, cwd=PROJECT_ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        seen: dict[int, tuple[float, str]] = {}
+        names: dict[int, str] = {}
+        while child.poll() is None:
+            for pid in descendants(child.pid):
+                got = sample(pid)
+                if got is not None:
+                    seconds, niceness, line = got
+                    seen[pid] = (seconds, phase(pid, child.pid, niceness, line))
+                    names[pid] = line[:100]
+            time.sleep(0.1)
+        wall = time.perf_counter() - started
+    if child.returncode != 0:
+        raise SystemExit(f"the main job failed ({child.returncode})")
+    totals: dict[str, float] = defaultdict(float)
+    for seconds, name in seen.values():
+        totals[name] += seconds
+    print(f"main job: {wall:.1f} s wall, {sum(totals.values()):.1f} CPU-s")
+    for name, seconds in sorted(totals.items(), key=lambda item: -item[1]):
+        print(f"  {name:<15} {seconds:6.1f} CPU-s")
+    if os.environ.get("CPU_BY_PHASE_VERBOSE"):
+        for pid, (seconds, name) in sorted(seen.items(), key=lambda item: -item[1][0])[:12]:
+            print(f"    {pid} {seconds:6.1f} {name}: {names[pid]}")
+
+
+if __name__ == "__main__":
+    main()
