@@ -29,6 +29,8 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_ALLOW_SHRINK  1: a new version of a loaded round may hold far less than the loaded one
   MLPERF_PLOT_FORMATS  plot files: png (default), or "png svg" for vector copies too
   MLPERF_WORKERS       worker processes for parsing and for drawing (default: every CPU this process may use)
+  MLPERF_TASK_RUNNER   local (default: this machine's worker pools) or dask (each batch and figure a Prefect task)
+  MLPERF_DASK_ADDRESS  the scheduler of a Dask cluster for MLPERF_TASK_RUNNER=dask (default: a local cluster)
   MLPERF_NETWORK_TIMEOUT_S, MLPERF_CLONE_TIMEOUT_S, MLPERF_NETWORK_RETRIES, MLPERF_RETRY_DELAY_S, MLPERF_MAX_SOURCE_BYTES
 """
 

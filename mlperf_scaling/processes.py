@@ -116,10 +116,15 @@ def _shutdown_shared() -> None:
 
 
 def map_on_cores(function, calls: list[tuple], kind: str = PARSE) -> list:
-    """function(*call) for every call, on the workers of the `kind` pool when there is more than one call, in order.
+    """function(*call) for every call, on the workers of the `kind` pool when there is more than one call, in order;
+    on Dask, as Prefect task runs, when the settings say so (mlperf_scaling.runners).
 
     `function` must be importable by name (a module-level function): the workers import it.
     """
+    from mlperf_scaling.runners import on_dask, submit
+
+    if on_dask():
+        return [future.result() for future in [submit(kind, function, call) for call in calls]]
     if len(calls) <= 1 or cpu_workers() == 1:
         return [function(*call) for call in calls]
     pool = shared_pool(cpu_workers(), kind)

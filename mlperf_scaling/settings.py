@@ -7,7 +7,7 @@ v5.1"`); command-line options override both.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     retry_delay_s: float = Field(10, ge=0, description="seconds between retries")
     # Worker processes for parsing and for drawing (each its own pool); None: every CPU this process may use.
     workers: int | None = Field(None, ge=1, le=1024, description="worker processes per pool (default: the CPUs this process may use)")
+    # Where parsing batches and figures run (mlperf_scaling.runners): this machine's pools, or Prefect tasks on Dask.
+    task_runner: Literal["local", "dask"] = Field("local", description="local (the worker pools) or dask (Prefect tasks on a Dask cluster)")
+    dask_address: str | None = Field(None, description="scheduler of a running Dask cluster, e.g. tcp://10.0.0.5:8786 (none: a local one)")
     # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
     max_source_bytes: int = Field(16 * 1024**3, gt=0, description="the most a source may expand to")
 

@@ -17,10 +17,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mlperf_scaling.processes import cpu_workers, shared_pool
+from mlperf_scaling.runners import Outcome
 from mlperf_scaling.tasks.parse.power_log import PowerSummary, parse_power_log, summarize_power
 from mlperf_scaling.tasks.parse.result_log import LogFacts, parse_log
 
 BATCH_BYTES = 4 * 1024 * 1024
+# On Dask each batch is a Prefect task run, whose bookkeeping (a few API calls, a trip through the scheduler) is paid
+# per batch: coarse batches keep it a small share of the work
+DASK_BATCH_BYTES = 32 * 1024 * 1024
 MAX_IN_FLIGHT_BYTES = 128 * 1024 * 1024
 
 
@@ -92,19 +96,22 @@ class LogParser:
     """
 
     def __init__(self, workers: int | None = None, judge: Judge | None = None):
+        from mlperf_scaling.runners import on_dask
+
+        self._on_dask = workers is None and on_dask()  # each batch a Prefect task run on the Dask cluster
         self._workers = default_workers() if workers is None else workers
         self._judge = judge  # run on every parsed result log, in the worker; None: parse only
         self._executor: ProcessPoolExecutor | None = None
         self._batch: list[tuple[str, bytes]] = []
         self._batch_bytes = 0
-        self._pending: deque[tuple[Future | list, int]] = deque()
+        self._pending: deque[tuple[Future | list | Outcome, int]] = deque()
         self._in_flight = 0
         self._results: list[Parsed] = []
 
     def add(self, data: bytes, kind: str = RESULT) -> None:
         self._batch.append((kind, data))
         self._batch_bytes += len(data)
-        if self._batch_bytes >= BATCH_BYTES:
+        if self._batch_bytes >= (DASK_BATCH_BYTES if self._on_dask else BATCH_BYTES):
             self._flush()
 
     def _flush(self) -> None:
@@ -112,6 +119,15 @@ class LogParser:
             return
         batch, size = self._batch, self._batch_bytes
         self._batch, self._batch_bytes = [], 0
+        if self._on_dask:
+            from mlperf_scaling.processes import PARSE
+            from mlperf_scaling.runners import submit
+
+            self._pending.append((submit(PARSE, parse_batch, (batch, self._judge)), size))
+            self._in_flight += size
+            while self._in_flight > MAX_IN_FLIGHT_BYTES:
+                self._collect_oldest()
+            return
         if self._workers < 2:
             self._pending.append((parse_batch(batch, self._judge), 0))
             return
@@ -124,12 +140,12 @@ class LogParser:
 
     def _collect_oldest(self) -> None:
         pending, size = self._pending.popleft()
-        self._results.extend(pending.result() if isinstance(pending, Future) else pending)
+        self._results.extend(pending if isinstance(pending, list) else pending.result())
         self._in_flight -= size
 
     def results(self) -> list[Parsed]:
         """All results, in the order the logs were added."""
-        if self._executor is None and not self._pending:
+        if self._executor is None and not self._pending and not self._on_dask:
             # nothing was big enough for a pool: parse here
             self._results.extend(parse_batch(self._batch, self._judge))
             self._batch, self._batch_bytes = [], 0
@@ -145,7 +161,7 @@ class LogParser:
     def close(self) -> None:
         """Forget unfinished work; the shared workers stay for the next round."""
         for pending, _ in self._pending:
-            if isinstance(pending, Future):
+            if not isinstance(pending, list):
                 pending.cancel()
         self._pending.clear()
         self._executor = None

@@ -1,0 +1,120 @@
+"""Where the heavy work runs: parsing batches and figures, on this machine's pools or, as Prefect tasks, on a Dask
+cluster through Prefect's own task runner (`prefect-dask`).
+
+`MLPERF_TASK_RUNNER`:
+
+* `local` (default): the project's worker pools (mlperf_scaling.processes), one per kind of work, on every CPU this
+  process may use. No per-batch bookkeeping: a Prefect task run costs a few API calls, which on a two-core machine is
+  more than a batch of logs takes to parse.
+* `dask`: each parsing batch (`parse-logs`) and each benchmark's figures (`draw-plots`) is a Prefect task run on a
+  `DaskTaskRunner`, shown in the Prefect UI with its state, retried once where a worker is lost. With
+  `MLPERF_DASK_ADDRESS` (`tcp://scheduler:8786`), on that cluster, whose workers need this package installed (the
+  same version); without it, on a `LocalCluster` of `MLPERF_WORKERS` processes started for this command.
+
+The runner is entered once per process and kept for every round, like the local pools.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+LOCAL = "local"
+DASK = "dask"
+RUNNERS = (LOCAL, DASK)
+RUNNER_VARIABLE = "MLPERF_TASK_RUNNER"
+ADDRESS_VARIABLE = "MLPERF_DASK_ADDRESS"
+
+_entered: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+class Outcome(Protocol):
+    """A concurrent.futures.Future, or a Prefect future of a task run on Dask."""
+
+    def result(self) -> Any: ...
+
+    def cancel(self) -> Any: ...
+
+
+def runner_name() -> str:
+    name = os.environ.get(RUNNER_VARIABLE, LOCAL).strip() or LOCAL
+    if name not in RUNNERS:  # the settings refuse it earlier, with the variable named; here for code that skipped them
+        raise ValueError(f"{RUNNER_VARIABLE}: {name!r} is not one of {', '.join(RUNNERS)}")
+    return name
+
+
+def on_dask() -> bool:
+    """True when heavy work goes to Dask as Prefect tasks, and this process is inside a Prefect run to report them."""
+    if runner_name() != DASK:
+        return False
+    from prefect.context import FlowRunContext, TaskRunContext
+
+    return FlowRunContext.get() is not None or TaskRunContext.get() is not None
+
+
+def _dask_runner():
+    with _lock:
+        runner = _entered.get(DASK)
+        if runner is None:
+            from prefect_dask import DaskTaskRunner
+
+            from mlperf_scaling.processes import cpu_workers
+
+            address = os.environ.get(ADDRESS_VARIABLE, "").strip() or None
+            if address:
+                runner = DaskTaskRunner(address=address)
+            else:  # a cluster of this machine's CPUs, for this command only
+                runner = DaskTaskRunner(cluster_kwargs={"n_workers": cpu_workers(), "threads_per_worker": 1, "processes": True,
+                                                        "dashboard_address": None})
+            runner.__enter__()
+            _entered[DASK] = runner
+            atexit.register(close)
+        return runner
+
+
+def close() -> None:
+    """Leave the Dask runner (a local cluster stops with it); the next submit starts again."""
+    with _lock:
+        runner = _entered.pop(DASK, None)
+    if runner is not None:
+        runner.__exit__(None, None, None)
+
+
+# The Prefect task each kind of work runs as: its name is what the UI shows
+TASK_NAMES = {"parse": "parse-logs", "draw": "draw-plots"}
+
+
+def _task(kind: str):
+    with _lock:
+        made = _entered.get(f"task:{kind}")
+        if made is None:
+            from prefect import task
+            from prefect.cache_policies import NO_CACHE
+
+            # one retry: a worker lost with its batch (a node gone) is the failure a cluster has that a pool has not
+            made = _entered[f"task:{kind}"] = task(name=TASK_NAMES[kind], cache_policy=NO_CACHE, retries=1, log_prints=False)(_call)
+        return made
+
+
+class Arguments:
+    """A call's arguments, carried past Prefect's walk of task parameters: it looks for futures inside lists, tuples,
+    dicts and dataclasses (a batch's every log), not inside an object of its own class."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: tuple):
+        self.values = values
+
+
+def _call(function: Callable, arguments: Arguments) -> Any:
+    """What a `parse-logs` or `draw-plots` task run does: one call of a module-level function, on a Dask worker."""
+    return function(*arguments.values)
+
+
+def submit(kind: str, function: Callable, arguments: tuple) -> Outcome:
+    """function(*arguments) as a Prefect task run on the Dask runner; `.result()` gives its value (or raises its error)."""
+    return _dask_runner().submit(_task(kind), {"function": function, "arguments": Arguments(arguments)})

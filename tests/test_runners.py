@@ -1,0 +1,83 @@
+"""Parsing batches and figures as Prefect tasks on a Dask cluster give the same tables as this machine's pools."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import duckdb
+import pytest
+from conftest import fixture_round
+
+from mlperf_scaling import runners
+
+
+def round_tables(warehouse) -> dict[str, tuple]:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        return {table: tuple(connection.execute(f"select count(*), coalesce(sum(hash(r)), 0) from {table} as r").fetchall()[0])
+                for table in ("systems", "runs", "scores", "energy", "rejections")}
+
+
+def completed_task_runs(name: str, at_least: int = 0) -> int:
+    """Task runs of that name the Prefect API holds as Completed; waits a few seconds for `at_least` (a worker's last
+    state can reach the API just after its result reached us)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+
+    async def count() -> int:
+        async with get_client() as client:
+            runs = await client.read_task_runs(task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=name)))
+            return sum(run.state_name == "Completed" for run in runs)
+
+    deadline = time.monotonic() + 10
+    found = asyncio.run(count())
+    while found < at_least and time.monotonic() < deadline:
+        time.sleep(0.2)
+        found = asyncio.run(count())
+    return found
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """One two-worker cluster for this file's tests (each start costs seconds); the runner set to it."""
+    import distributed
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(runners.RUNNER_VARIABLE, runners.DASK)
+        patch.setenv(runners.ADDRESS_VARIABLE, cluster.scheduler_address)
+        try:
+            yield cluster
+        finally:
+            runners.close()
+            cluster.close()
+
+
+def test_an_ingest_on_a_two_worker_dask_cluster_gives_the_same_tables(prefect_isolated, dask_cluster, tmp_path, monkeypatch):
+    from mlperf_scaling.flows.ingest import ingest_round
+
+    source = str(fixture_round("v5.1", tmp_path / "slice"))
+    before = completed_task_runs("parse-logs")
+    assert ingest_round(source, str(tmp_path / "dask.duckdb"))["status"] == "succeeded"
+    on_dask = completed_task_runs("parse-logs", at_least=before + 1)
+    assert on_dask > before  # the batch ran on the cluster, as a task run the Prefect API knows
+    monkeypatch.setenv(runners.RUNNER_VARIABLE, runners.LOCAL)
+    assert ingest_round(source, str(tmp_path / "local.duckdb"))["status"] == "succeeded"
+    assert completed_task_runs("parse-logs") == on_dask  # the local pools: no task run per batch
+    assert round_tables(tmp_path / "dask.duckdb") == round_tables(tmp_path / "local.duckdb")
+    assert round_tables(tmp_path / "dask.duckdb")["runs"][0] == 10
+
+
+def test_figures_are_task_runs_on_the_cluster_too(prefect_isolated, dask_cluster):
+    from prefect import flow
+
+    from mlperf_scaling.processes import DRAW, map_on_cores
+
+    before = completed_task_runs("draw-plots")
+
+    @flow
+    def draw() -> list:
+        return map_on_cores(len, [([1, 2, 3],), ("ab",)], DRAW)
+
+    assert draw() == [3, 2]
+    assert completed_task_runs("draw-plots", at_least=before + 2) == before + 2
