@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import logging
 import os
@@ -91,7 +92,17 @@ def file_problem(path: Path | str) -> str | None:
 
 def is_current(path: Path | str) -> bool:
     """True when the warehouse exists and was written with today's table definitions."""
-    return Path(path).exists() and stored_schema_version(path) == schema_version()
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    return _is_current(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+@functools.lru_cache(maxsize=64)
+def _is_current(path: str, mtime_ns: int, size: int, inode: int) -> bool:
+    # one answer per version of the file: a run opens the warehouse about fifty times, each check was a connection
+    return stored_schema_version(path) == schema_version()
 
 
 @contextmanager
