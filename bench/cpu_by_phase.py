@@ -80,17 +80,23 @@ def main() -> None:
         child = subprocess.Popen(command, cwd=PROJECT_ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         seen: dict[int, tuple[float, str]] = {}
         names: dict[int, str] = {}
+        highest: dict[int, int] = {}
         while child.poll() is None:
             for pid in descendants(child.pid):
                 got = sample(pid)
                 if got is not None:
                     seconds, niceness, line = got
-                    seen[pid] = (seconds, phase(pid, child.pid, niceness, line))
-                    names[pid] = line[:100]
+                    # a worker is niced just after it starts, and an ending process shows an empty command line: keep
+                    # the highest niceness and the last command line seen, and classify at the end
+                    highest[pid] = max(niceness, highest.get(pid, niceness))
+                    if line:
+                        names[pid] = line[:100]
+                    seen[pid] = (seconds, "")
             time.sleep(0.1)
         wall = time.perf_counter() - started
     if child.returncode != 0:
         raise SystemExit(f"the main job failed ({child.returncode})")
+    seen = {pid: (seconds, phase(pid, child.pid, highest[pid], names.get(pid, ""))) for pid, (seconds, _) in seen.items()}
     totals: dict[str, float] = defaultdict(float)
     for seconds, name in seen.values():
         totals[name] += seconds
