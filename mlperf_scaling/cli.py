@@ -122,7 +122,9 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     plan.add_argument("benchmark", metavar="BENCHMARK", help="benchmark folder or name across rounds, e.g. llama2_70b_lora, bert")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
                       "(default: the group with the most accelerator counts measured)")
-    plan.add_argument("--round", dest="round_name", default="latest", help="round, e.g. v4.1 (default: latest, the newest round with it)")
+    plan.add_argument("--round", dest="round_name", default="best",
+                      help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator counts); "
+                      "latest: the newest round with it")
     plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h: the cheapest measured count that meets it")
     plan.add_argument("--max-accelerators", type=int, help="accelerators you have")
     plan.add_argument("--price-per-accelerator-hour", type=float, metavar="USD", help="adds the cost of a training run")

@@ -13,6 +13,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from mlperf_scaling.tasks.metrics.fits import MIN_SYSTEMS_FOR_INTERVAL
 from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, parse_minutes, select
 from mlperf_scaling.tasks.metrics.recommend import NoCandidate
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
@@ -58,11 +59,12 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
 
 def _print(plan: Plan, console: Console, price: float | None) -> None:
     s, r = plan.selection, plan.recommendation
-    console.print(f"[bold]{s.workload}[/bold] ({s.benchmark}) on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}")
+    console.print(f"[bold]{s.workload}[/bold] ({s.benchmark}) on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}"
+                  + (f" ({s.why_round})" if s.why_round else ""))
     if s.other_groups:
         console.print(f"Other comparable groups in {s.round}: {', '.join(s.other_groups)} (--accelerator)")
-    console.print("Efficiency is against the group's smallest configuration; times are official scores, the spread is "
-                  "the fastest and slowest valid runs. Derived, not official MLPerf results.\n")
+    console.print("Efficiency is against the best system at the group's smallest configuration; times are official scores, "
+                  "the spread is the fastest and slowest valid runs. Derived, not official MLPerf results.\n")
 
     measured = Table(title="Measured configurations", title_justify="left", box=None, header_style="bold")
     for column in ("N", "time (min)", "runs min-max", "acc.-hours", *(["cost (USD)"] if price is not None else []),
@@ -82,21 +84,25 @@ def _print(plan: Plan, console: Console, price: float | None) -> None:
     console.print()
 
     if plan.curve:
-        curve = Table(title="Amdahl fit, 5-95 % bootstrap interval over systems (1,000 resamples, seeded)", title_justify="left",
-                      box=None, header_style="bold")
+        few = s.rows.height < MIN_SYSTEMS_FOR_INTERVAL  # an interval from a handful of systems would look precise
+        title = (f"Amdahl fit on {s.rows.height} systems: too few for an interval" if few
+                 else "Amdahl fit, 5-95 % bootstrap interval over systems (1,000 resamples, seeded)")
+        curve = Table(title=title, title_justify="left", box=None, header_style="bold")
         for column in ("N", "time (min)", "efficiency", "acc.-hours", *(["cost (USD)"] if price is not None else []), ""):
             curve.add_column(column, justify="right" if column else "left", no_wrap=True)
         for point in plan.curve:
             curve.add_row(
-                f"{point.accelerators:,}", _range(point.time_min, point.time_min_low, point.time_min_high, 2),
-                _range(point.efficiency, point.efficiency_low, point.efficiency_high, 2), f"{point.accelerator_hours:,.1f}",
+                f"{point.accelerators:,}",
+                f"{point.time_min:,.2f}" if few else _range(point.time_min, point.time_min_low, point.time_min_high, 2),
+                f"{point.efficiency:.2f}" if few else _range(point.efficiency, point.efficiency_low, point.efficiency_high, 2),
+                f"{point.accelerator_hours:,.1f}",
                 *([f"{point.accelerator_hours * price:,.0f}"] if price is not None else []),
                 "extrapolated" if point.extrapolated else ("measured" if point.measured else ""),
             )
         console.print(curve)
         if r.knee is not None:
-            console.print(f"Efficiency falls below {r.threshold:g} from about {_range(r.knee, r.knee_low, r.knee_high, 0)} "
-                          f"{s.accelerator_group}.")
+            knee = f"{r.knee:,.0f}" if few else _range(r.knee, r.knee_low, r.knee_high, 0)
+            console.print(f"Efficiency falls below {r.threshold:g} from about {knee} {s.accelerator_group}.")
         else:
             console.print(f"In this fit efficiency never falls below {r.threshold:g}.")
     else:

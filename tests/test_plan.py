@@ -121,7 +121,7 @@ def test_plan_command(prefect_isolated, tmp_path, capsys):
     assert code == 0
     assert "LLM fine-tuning (Llama 2 70B LoRA) (llama2_70b_lora) on H100-SXM, MLPerf Training v4.1" in out
     assert "128 H100-SXM: 3.0 min, efficiency 0.62 [0.54, 0.66] against 4; doubling to 256 saves 0.9 min" in out
-    assert "512xBM.GPU.H100.8" in out and "0.63" in out and "0.37" in out  # throughput and convergence parts
+    assert "512xBM.GPU.H100.8" in out and "0.64" in out and "0.35" in out  # throughput and convergence parts
     assert "Efficiency falls below 0.5 from about 205 [147, 243] H100-SXM." in out
     assert "About 16 USD per training run." in out  # 6.3 accelerator-hours at 2.5 USD
 
@@ -138,3 +138,23 @@ def test_plan_command(prefect_isolated, tmp_path, capsys):
         assert err.startswith(f"mlperf-scaling: {message}") and err.count("\n") == 1
     assert main(["plan", "bert", "--warehouse", str(tmp_path / "absent.duckdb")]) == 2
     assert "no warehouse at" in capsys.readouterr().err
+
+
+def test_a_fit_on_a_handful_of_systems_prints_no_interval():
+    found = recommend(_points([(8, 40.0), (16, 22.0), (32, 13.0)]), "X")
+    assert found.basis == "amdahl fit" and found.n_systems == 3
+    assert "(fitted on 3 systems: too few for an interval)" in found.sentence and "[" not in found.sentence
+
+
+@pytest.fixture(scope="module")
+def v41_v51_efficiency():
+    frames = [read_shipped_round(r)[0].scores for r in ("v4.1", "v5.1")]
+    return efficiency_table(pl.concat(frames, how="diagonal_relaxed"))[0]
+
+
+def test_without_a_round_the_plan_answers_from_the_round_that_measured_the_group_best(v41_v51_efficiency):
+    best = select(v41_v51_efficiency, "llama2_70b_lora", "H100-SXM")
+    assert best.round == "v4.1" and best.rows["accelerators"].n_unique() == 8
+    assert best.why_round == "the round that measured it best: 8 accelerator counts; the newest with it is v5.1 (--round v5.1)"
+    newest = select(v41_v51_efficiency, "llama2_70b_lora", "H100-SXM", "latest")
+    assert newest.round == "v5.1" and newest.rows["accelerators"].n_unique() == 2

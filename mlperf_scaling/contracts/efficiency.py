@@ -41,6 +41,7 @@ class EfficiencySchema(Contract):
     training_per_accelerator_minute: float | None = pa.Field(nullable=True, gt=0)
     throughput_part: float | None = pa.Field(nullable=True, gt=0)
     convergence_part: float | None = pa.Field(nullable=True, gt=0)
+    efficiency_note: str | None = pa.Field(nullable=True)
     reference_system: str = pa.Field()
     reference_accelerators: int = pa.Field(gt=0)
     reference_time_min: float = pa.Field(gt=0)

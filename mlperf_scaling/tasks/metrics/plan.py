@@ -15,7 +15,7 @@ import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.rounds import round_key
-from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, AmdahlBootstrap, bootstrap_amdahl
+from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, AmdahlBootstrap, apart_series, bootstrap_amdahl
 from mlperf_scaling.tasks.metrics.recommend import Recommendation, recommend
 
 CURVE_DOUBLINGS = 2  # the curve goes this many doublings past the largest count measured, marked extrapolated
@@ -51,11 +51,13 @@ class Selection:
     accelerator_group: str
     rows: pl.DataFrame  # the group's efficiency rows in that round and benchmark
     other_groups: list[str]  # the benchmark's other comparable groups in that round
+    why_round: str | None = None  # why this round, when the user did not name it
 
 
-def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = None, round_name: str = "latest") -> Selection:
+def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = None, round_name: str = "best") -> Selection:
     """The rows a plan is made from. `benchmark`: folder or canonical name; `accelerator`: a comparable group
-    (H100-SXM), or a family (H100) when it has one group; default the group with most distinct counts."""
+    (H100-SXM), or a family (H100) when it has one group; default the group with most distinct counts. `round_name`:
+    a round, `latest` (the newest that has it) or `best` (the one that measured it best: best_measured_round)."""
     if efficiency.height == 0:
         raise PlanError("the warehouse holds no analysed round: run `mlperf-scaling run` first")
     wanted = _normal(benchmark)
@@ -72,13 +74,15 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         if rows.height == 0:
             raise PlanError(f"no {benchmark} result on {accelerator!r} in any round; measured on: {', '.join(measured_on)}")
     rounds = sorted(set(rows["round"].to_list()), key=round_key)
-    if round_name != "latest":
+    if round_name not in (BEST, "latest"):
         if round_name not in rounds:
             raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {round_name}; "
                             f"rounds that have it: {', '.join(rounds)}")
         chosen_round = round_name
-    else:
+    elif round_name == "latest":
         chosen_round = rounds[-1]
+    else:
+        chosen_round = best_measured_round(rows)
     in_round = rows.filter(pl.col("round") == chosen_round)
     groups = in_round["accelerator_group"].unique().to_list()
     if len(groups) > 1 and accelerator is not None:
@@ -91,8 +95,28 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
     everything = efficiency.filter((pl.col("round") == chosen_round) & (pl.col("benchmark") == in_round["benchmark"][0]))
     others = sorted(set(everything["accelerator_group"].to_list()) - {group})
     folder = str(in_round["benchmark"][0])
-    return Selection(chosen_round, folder, benchmark_name(folder, chosen_round).workload, str(group),
-                     in_round.filter(pl.col("accelerator_group") == group).sort("accelerators", "time_to_train_min"), others)
+    chosen = in_round.filter(pl.col("accelerator_group") == group).sort("accelerators", "time_to_train_min")
+    why = None
+    if round_name == BEST:
+        counts = chosen["accelerators"].n_unique()
+        why = f"the round that measured it best: {counts} accelerator count{'s' if counts != 1 else ''}"
+        if chosen_round != rounds[-1]:
+            why += f"; the newest with it is {rounds[-1]} (--round {rounds[-1]})"
+    return Selection(chosen_round, folder, benchmark_name(folder, chosen_round).workload, str(group), chosen, others, why)
+
+
+BEST = "best"  # the default round: the one that measured the group best
+
+
+def best_measured_round(rows: pl.DataFrame) -> str:
+    """The round that measured a benchmark best: the most distinct accelerator counts in one comparable group (what a
+    fit needs), then the most systems, then the newest. The newest round alone may know two counts where an older one
+    knew eight (v5.1 and v4.1 Llama 2 LoRA on H100-SXM)."""
+    ranked = (rows.group_by("round", "accelerator_group")
+              .agg(pl.col("accelerators").n_unique().alias("counts"), pl.len().alias("n"))
+              .with_columns(pl.col("round").map_elements(lambda r: round_key(r)[0] * 1000 + round_key(r)[1], return_dtype=pl.Int64).alias("order"))
+              .sort(["counts", "n", "order"], descending=True))
+    return str(ranked["round"][0])
 
 
 def _normal_eq(column: str, wanted: str) -> pl.Expr:
@@ -124,14 +148,14 @@ class Plan:
 def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float | None = None,
               max_accelerators: int | None = None) -> Plan:
     """The recommendation for the selected group and, where it can be fitted, its curve with 5-95 % bounds."""
-    rows = selection.rows
+    rows, _ = apart_series(selection.rows)  # the recommendation says which series it left out
     n = rows["accelerators"].to_numpy().astype(float)
     t = rows["time_to_train_min"].to_numpy().astype(float)
     distinct = np.unique(n)
     fit: AmdahlBootstrap | None = bootstrap_amdahl(n, t) if len(distinct) >= MIN_DISTINCT_COUNTS else None
     if fit is not None and not (math.isfinite(fit.a) and math.isfinite(fit.b) and fit.a + fit.b > 0):
         fit = None
-    recommendation = recommend(rows, selection.accelerator_group, threshold, deadline_min, max_accelerators, fit)
+    recommendation = recommend(selection.rows, selection.accelerator_group, threshold, deadline_min, max_accelerators, fit)
     if fit is None:
         note = (f"{len(distinct)} distinct accelerator count(s) measured: at least {MIN_DISTINCT_COUNTS} are needed for a fit"
                 if len(distinct) < MIN_DISTINCT_COUNTS else "the fit did not converge")

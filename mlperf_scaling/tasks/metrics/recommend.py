@@ -25,7 +25,14 @@ from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.rounds import round_order
-from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, AmdahlBootstrap, bootstrap_amdahl
+from mlperf_scaling.tasks.metrics.fits import (
+    MIN_DISTINCT_COUNTS,
+    MIN_SYSTEMS_FOR_INTERVAL,
+    SERIES_APART,
+    AmdahlBootstrap,
+    apart_series,
+    bootstrap_amdahl,
+)
 
 BASIS_FIT = "amdahl fit"
 BASIS_MEASURED = "measured"
@@ -73,7 +80,10 @@ def _minutes(value: float) -> str:
 
 def _sentence(r: Recommendation, note: str | None) -> str:
     head = f"{r.accelerators:,} {r.accelerator_group}: {_minutes(r.time_min)}"
-    if r.basis == BASIS_FIT:
+    if r.basis == BASIS_FIT and r.n_systems < MIN_SYSTEMS_FOR_INTERVAL:
+        head += (f", efficiency {r.efficiency:.2f} against {r.reference_accelerators:,} "
+                 f"(fitted on {r.n_systems} systems: too few for an interval)")
+    elif r.basis == BASIS_FIT:
         head += (f", efficiency {r.efficiency:.2f} [{r.efficiency_low:.2f}, {r.efficiency_high:.2f}]"
                  f" against {r.reference_accelerators:,}")
     elif r.n_distinct_accelerators > 1:
@@ -99,8 +109,10 @@ def recommend(points: pl.DataFrame, accelerator_group: str, threshold: float = 0
     """The recommendation for one group from its systems (columns accelerators, time_to_train_min).
 
     `fit`: the group's bootstrap, when already computed; fitted here otherwise (when there are enough counts).
-    Raises NoCandidate when `max_accelerators` is below every measured count.
+    Raises NoCandidate when `max_accelerators` is below every measured count. A submitter's series clearly apart
+    from the rest (fits.apart_series) is left out, and the sentence says so.
     """
+    points, apart = apart_series(points)
     n = points["accelerators"].to_numpy().astype(float)
     t = points["time_to_train_min"].to_numpy().astype(float)
     distinct = np.unique(n)
@@ -179,6 +191,9 @@ def recommend(points: pl.DataFrame, accelerator_group: str, threshold: float = 0
         extra_accelerator_hours_pct=extra, next_is_extrapolated=extrapolated, knee=knee, knee_low=knee_low,
         knee_high=knee_high, reason=reason, sentence="",
     )
+    if apart:
+        left_out = f"left out: {', '.join(apart)}, whose runs take over {SERIES_APART:g}x the others' at the same counts"
+        note = f"{note}; {left_out}" if note else left_out
     return Recommendation(**{**asdict(draft), "sentence": _sentence(draft, note)})
 
 

@@ -305,7 +305,7 @@ def scaling_groups(group: pl.DataFrame) -> list[str]:
 def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Per comparable group: efficiency against its smallest configuration with the Amdahl fit, its 5-95 % bootstrap
     band and knee (left); the same efficiency split into its throughput and convergence parts (right)."""
-    from mlperf_scaling.tasks.metrics.fits import amdahl_efficiency, bootstrap_amdahl
+    from mlperf_scaling.tasks.metrics.fits import amdahl_efficiency, apart_series, bootstrap_amdahl
 
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     names = scaling_groups(group)
@@ -319,7 +319,8 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
         fit = fits.filter((pl.col("accelerator_group") == name) & (pl.col("model") == "amdahl") & (pl.col("status") == "fitted"))
         if fit.height:
             row = fit.row(0, named=True)
-            boot = bootstrap_amdahl(points["accelerators"].to_numpy().astype(float), points["time_to_train_min"].to_numpy().astype(float))
+            fitted, _ = apart_series(points)  # the series the fit left out are drawn, not fitted
+            boot = bootstrap_amdahl(fitted["accelerators"].to_numpy().astype(float), fitted["time_to_train_min"].to_numpy().astype(float))
             xs = np.geomspace(n_ref, max(largest * 2, n_ref * 4), 100)
             usable = boot.usable
             curves = amdahl_efficiency(boot.resampled_a[usable, None], boot.resampled_b[usable, None], n_ref, xs[None, :])

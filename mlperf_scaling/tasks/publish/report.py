@@ -192,13 +192,13 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
 
 _ROUND_COLUMNS = [("round", "round"), ("report", "report"), ("ruleset", "rules"), ("n_systems", "systems"), ("n_runs", "runs"),
                   ("n_valid_runs", "valid runs"), ("n_scored", "scores"), ("n_rejections", "rejected"), ("csv", "tables")]
-_LATEST_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("round", "latest round"),
+_LATEST_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("round", "round measured best"),
                    ("sentence", "recommendation"), ("knee_text", "E < threshold from N [5-95 %]")]
 
 
 def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set[str]) -> str:
-    """reports/index.html: every round (linked where its page exists), the trends page, the CSVs, and the latest
-    recommendation per workload and accelerator group."""
+    """reports/index.html: every round (linked where its page exists), the trends page, the CSVs, and the recommendation
+    per workload and accelerator group from the round that measured it best."""
     round_rows = []
     for r in rounds.iter_rows(named=True):
         has_page = r["round"] in published

@@ -95,12 +95,13 @@ def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple
 
 @task(name="publish-index", cache_policy=NO_CACHE)
 def publish_site_index(warehouse: str, reports: str) -> Path:
-    """reports/index.html and latest_recommendations.csv: every round, the trends page, the latest answer per group."""
-    rounds, latest = read_queries(warehouse, "round_overview", "latest_recommendations")
+    """reports/index.html and best_recommendations.csv: every round, the trends page, the answer per group from the
+    round that measured it best."""
+    rounds, best = read_queries(warehouse, "round_overview", "best_recommendations")
     folder = Path(reports)
     published = {r for r in rounds["round"].to_list() if (folder / r / "index.html").is_file()}
-    write_tables(folder, {"latest_recommendations": latest})
-    return write_index(folder, render_site_index(rounds, latest, published))
+    write_tables(folder, {"best_recommendations": best})
+    return write_index(folder, render_site_index(rounds, best, published))
 
 
 @task(name="publish-rejections", cache_policy=NO_CACHE)

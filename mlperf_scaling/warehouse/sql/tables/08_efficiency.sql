@@ -33,6 +33,7 @@ create table if not exists efficiency (
     training_per_accelerator_minute  double,
     throughput_part                  double,
     convergence_part                 double,
+    efficiency_note                  varchar,
     reference_system                 varchar not null,
     reference_accelerators           bigint not null,
     reference_time_min               double not null,
@@ -72,7 +73,7 @@ comment on column efficiency.is_complete is 'false: scored from fewer logs than 
 comment on column efficiency.global_batch_size is 'the global batch size the system trained with';
 comment on column efficiency.samples_to_converge is 'training samples to reach the quality target (olympic mean over valid runs)';
 comment on column efficiency.epochs_to_converge is 'epochs to reach the quality target (olympic mean over valid runs)';
-comment on column efficiency.reference_system_group is 'submitter/system of the group''s smallest configuration: fewest accelerators, then longest T';
+comment on column efficiency.reference_system_group is 'submitter/system of the group''s reference: the best (shortest T) at its smallest accelerator count';
 comment on column efficiency.reference_accelerators_group is 'N_ref of the group';
 comment on column efficiency.reference_time_min_group is 'T_ref of the group';
 comment on column efficiency.is_reference_group is 'this row is its group''s reference';
@@ -81,6 +82,7 @@ comment on column efficiency.efficiency_group is 'E = (T_ref x N_ref) / (T x N) 
 comment on column efficiency.convergence_unit is 'samples, or epochs where the system or its reference logged no sample counts; null: no convergence data';
 comment on column efficiency.training_per_accelerator_minute is 'samples (or epochs) to converge / (T x N): training work done per accelerator-minute';
 comment on column efficiency.throughput_part is 'training per accelerator-minute against the group''s reference: what communication and overheads cost';
+comment on column efficiency.efficiency_note is 'why efficiency_group is above 1.1 (super-linear), from its two parts: more training per accelerator-minute than the reference, or fewer samples to converge; null otherwise';
 comment on column efficiency.convergence_part is 'samples the reference needed / samples this system needed: what larger batches cost; throughput_part x convergence_part = efficiency_group';
 comment on column efficiency.reference_system is 'paper''s E'': submitter/system with fewest accelerators, then longest T, across every accelerator';
 comment on column efficiency.reference_accelerators is 'paper''s E'': N_ref';
