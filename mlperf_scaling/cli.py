@@ -127,6 +127,10 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
                       "latest: the newest round with it")
     plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h: the cheapest measured count that meets it")
     plan.add_argument("--max-accelerators", type=int, help="accelerators you have")
+    plan.add_argument("--accelerators", type=int, metavar="N",
+                      help="also predict the time at N accelerators, measured or not, with the model that backtested best")
+    plan.add_argument("--global-batch", type=float, metavar="B", help="the global batch the prediction at N assumes (default: "
+                      "the batch per accelerator of the measured configurations)")
     plan.add_argument("--price-per-accelerator-hour", type=float, metavar="USD", help="adds the cost of a training run")
     plan.add_argument("--threshold", type=float, default=0.5, help="efficiency still worth paying for (default 0.5)")
     query = commands.add_parser("query", parents=[warehouse], help="run one read-only SQL query on the warehouse and print the result")

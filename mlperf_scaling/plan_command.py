@@ -47,10 +47,14 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
         return _fail("--price-per-accelerator-hour cannot be negative")
     if not 0 < args.threshold < 1:
         return _fail("--threshold must be between 0 and 1")
+    if args.accelerators is not None and args.accelerators < 1:
+        return _fail("--accelerators must be at least 1")
+    if args.global_batch is not None and (args.global_batch <= 0 or args.accelerators is None):
+        return _fail("--global-batch: a positive batch, with --accelerators N (the prediction it is for)")
     try:
         (efficiency,) = read_queries(args.warehouse, "all_efficiency")
         selection = select(efficiency, args.benchmark, args.accelerator, args.round_name)
-        plan = make_plan(selection, args.threshold, deadline, args.max_accelerators)
+        plan = make_plan(selection, args.threshold, deadline, args.max_accelerators, args.accelerators, args.global_batch)
     except (WarehouseMissing, PlanError, NoCandidate) as exc:
         return _fail(str(exc))
     _print(plan, console, args.price_per_accelerator_hour)
@@ -110,5 +114,21 @@ def _print(plan: Plan, console: Console, price: float | None) -> None:
     console.print()
     cost = f" About {r.accelerator_hours * price:,.0f} USD per training run." if price is not None else ""
     console.print(f"[bold]Recommendation[/bold] ({r.reason}): {r.sentence}{cost}")
+    if plan.backtest:
+        said = "; ".join(f"{model} {error:.1f} %" for model, (error, _) in sorted(plan.backtest.items()))
+        counts = max(n for _, n in plan.backtest.values())
+        console.print(f"Backtest, each of {counts} measured counts left out and predicted from the others: median error {said}.")
+    else:
+        console.print("Backtest: fewer than four accelerator counts measured, so no count can be left out and predicted.")
+    if plan.prediction is not None:
+        p = plan.prediction
+        error = plan.backtest.get(p.model)
+        batch = f" at a global batch of {p.global_batch:,.0f}" if p.global_batch is not None else ""
+        console.print(
+            f"[bold]Predicted[/bold] {p.accelerators:,} {s.accelerator_group}: {p.time_min:,.2f} min [{p.time_min_low:,.2f}, "
+            f"{p.time_min_high:,.2f}]{batch}, by the {p.model} model"
+            + (f" (backtest median error {error[0]:.1f} %)" if error else "")
+            + ("; measured too, see above" if p.measured else "; predicted, not measured") + "."
+        )
     if pl.Series(s.rows["is_complete"]).not_().any():
         console.print("Some scores count fewer runs than the rules require (scored_incomplete).")

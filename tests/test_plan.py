@@ -158,3 +158,45 @@ def test_without_a_round_the_plan_answers_from_the_round_that_measured_the_group
     assert best.why_round == "the round that measured it best: 8 accelerator counts; the newest with it is v5.1 (--round v5.1)"
     newest = select(v41_v51_efficiency, "llama2_70b_lora", "H100-SXM", "latest")
     assert newest.round == "v5.1" and newest.rows["accelerators"].n_unique() == 2
+
+
+def test_v41_llama2_backtest_leaves_each_count_out(v41_efficiency):
+    from mlperf_scaling.tasks.metrics.predict import AMDAHL_TIME, TWO_PART, backtest_group, backtest_summary
+
+    rows = v41_efficiency.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM"))
+    found = pl.DataFrame(backtest_group(rows, "4.1.0", "llama2_70b_lora"))
+    assert found.height == 16 and sorted(set(found["accelerators"].to_list())) == [4, 8, 16, 32, 64, 128, 512, 1024]
+    # the measured value is the best time at that count; each prediction comes from the seven other counts
+    at_512 = found.filter((pl.col("accelerators") == 512) & (pl.col("model") == TWO_PART)).row(0, named=True)
+    assert round(at_512["measured_min"], 3) == 2.065 and at_512["predicted_min"] is not None
+    assert found.filter(pl.col("accelerators").is_in([4, 1024]))["extrapolated"].all()
+    summary = backtest_summary(found)
+    assert set(summary) == {TWO_PART, AMDAHL_TIME} and all(n == 8 for _, n in summary.values())
+    assert all(0 < error < 50 for error, _ in summary.values())
+
+
+def test_the_convergence_part_comes_from_the_rulesets_rcps():
+    from mlperf_scaling.tasks.metrics.predict import rcp_curve
+
+    curve = rcp_curve("4.1.0", "llama2_70b_lora")
+    # the RCP checker's own olympic means of samples to converge at batch 8, 16 and 128 (32 pruned as it prunes)
+    assert [batch for batch, _ in curve] == [8.0, 16.0, 128.0]
+    assert [round(mean) for _, mean in curve] == [3179, 4032, 11264]
+    assert rcp_curve("0.7.0", "bert") == ()  # the RCP checker starts at 1.0.0
+
+
+def test_a_prediction_at_a_count_nobody_measured(v41_efficiency):
+    from mlperf_scaling.tasks.metrics.plan import make_plan
+
+    selection = select(v41_efficiency, "llama2_70b_lora", "H100-SXM", "v4.1")
+    plan = make_plan(selection, accelerators=2048)
+    p = plan.prediction
+    assert p is not None and p.accelerators == 2048 and not p.measured
+    assert p.time_min_low <= p.time_min <= p.time_min_high
+    at_1024 = make_plan(selection, accelerators=1024).prediction
+    assert at_1024 is not None and at_1024.measured and p.time_min < at_1024.time_min  # more accelerators, less time
+    # the model is the one that backtested best on this group
+    best = min(plan.backtest, key=lambda model: plan.backtest[model][0])
+    assert p.model == best
+    named = make_plan(selection, accelerators=1024, global_batch=128)
+    assert named.prediction.model == "two-part" and named.prediction.global_batch == 128 and named.prediction.measured

@@ -7,6 +7,7 @@ from mlperf_scaling.contracts.common import Contract
 from mlperf_scaling.contracts.efficiency import EfficiencySchema
 from mlperf_scaling.contracts.energy import EnergySchema
 from mlperf_scaling.contracts.ingestions import IngestionsSchema
+from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.runs import RunsSchema
@@ -28,6 +29,7 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "analysis_exclusions": AnalysisExclusionsSchema,
     "scaling_fits": ScalingFitsSchema,
     "recommendations": RecommendationsSchema,
+    "plan_backtest": PlanBacktestSchema,
     "carried_over": CarriedOverSchema,
     "round_trends": RoundTrendsSchema,
 }

@@ -7,7 +7,7 @@ import polars as pl
 
 # Identifiers come from these fixed lists only; values are always bound parameters.
 ROUND_TABLES = ("systems", "runs", "scores", "energy", "rejections")
-ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fits", "recommendations")
+ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fits", "recommendations", "plan_backtest")
 
 
 def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -16,7 +16,9 @@ import polars as pl
 from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.rounds import round_key
 from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, AmdahlBootstrap, apart_series, bootstrap_amdahl
+from mlperf_scaling.tasks.metrics.predict import AMDAHL_TIME, TWO_PART, backtest_group, backtest_summary, two_part_model
 from mlperf_scaling.tasks.metrics.recommend import Recommendation, recommend
+from mlperf_scaling.tasks.score.rules import ruleset_name
 
 CURVE_DOUBLINGS = 2  # the curve goes this many doublings past the largest count measured, marked extrapolated
 
@@ -138,16 +140,69 @@ class CurvePoint:
 
 
 @dataclass(frozen=True)
+class Prediction:
+    """The time at a count nobody measured (or the user named), by the model that backtested best on the group."""
+
+    accelerators: int
+    model: str  # predict.TWO_PART or predict.AMDAHL_TIME
+    time_min: float
+    time_min_low: float
+    time_min_high: float
+    global_batch: float | None  # the batch the two-part model assumed
+    measured: bool  # the count was measured too (the prediction is then a check)
+
+
+@dataclass(frozen=True)
 class Plan:
     selection: Selection
     recommendation: Recommendation
     curve: list[CurvePoint]  # empty without a fit
     fit_note: str | None  # why there is no curve
+    backtest: dict[str, tuple[float, int]] = field(default_factory=dict)  # model -> (median |error| %, counts)
+    prediction: Prediction | None = None
+
+
+def predict_at(selection: Selection, accelerators: int, global_batch: float | None, backtest: dict[str, tuple[float, int]]) -> Prediction:
+    """The predicted time at a count: by the two-part model where the group's logs allow one and it backtested no worse
+    than the Amdahl fit on time (or nothing was backtested), else by the Amdahl fit; PlanError when neither can be made."""
+    rows, _ = apart_series(selection.rows)
+    ruleset = ruleset_name(selection.round)
+    two_part = two_part_model(rows, ruleset, selection.benchmark)
+    if global_batch is not None and two_part is None:
+        raise PlanError(f"--global-batch needs the samples and batch sizes of the group's logs, which {selection.round} "
+                        f"{selection.benchmark} on {selection.accelerator_group} does not have")
+    prefer_two_part = two_part is not None and (
+        global_batch is not None or TWO_PART not in backtest or AMDAHL_TIME not in backtest or backtest[TWO_PART][0] <= backtest[AMDAHL_TIME][0])
+    measured = accelerators in set(rows["accelerators"].to_list())
+    if prefer_two_part:
+        assert two_part is not None
+        time_min, low, high, batch = two_part.predict(float(accelerators), global_batch)
+        return Prediction(accelerators, TWO_PART, time_min, low, high, batch, measured)
+    n = rows["accelerators"].to_numpy().astype(float)
+    if len(np.unique(n)) < MIN_DISTINCT_COUNTS:
+        raise PlanError(f"{len(np.unique(n))} accelerator count(s) measured for {selection.accelerator_group}: too few to predict "
+                        f"{accelerators:,} (at least {MIN_DISTINCT_COUNTS}, or samples and batch sizes in the logs)")
+    fit = bootstrap_amdahl(n, rows["time_to_train_min"].to_numpy().astype(float))
+    time_min, low, high = fit.time_interval(float(accelerators))
+    return Prediction(accelerators, AMDAHL_TIME, time_min, low, high, None, measured)
 
 
 def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float | None = None,
-              max_accelerators: int | None = None) -> Plan:
-    """The recommendation for the selected group and, where it can be fitted, its curve with 5-95 % bounds."""
+              max_accelerators: int | None = None, accelerators: int | None = None, global_batch: float | None = None) -> Plan:
+    """The recommendation for the selected group and, where it can be fitted, its curve with 5-95 % bounds; the
+    backtest of the group's predictions; and, with `accelerators`, the predicted time at that count."""
+    backtest = backtest_summary(pl.DataFrame(backtest_group(selection.rows, ruleset_name(selection.round), selection.benchmark),
+                                             schema=_BACKTEST_ROW) if selection.rows.height else pl.DataFrame(schema=_BACKTEST_ROW))
+    plan = _plan(selection, threshold, deadline_min, max_accelerators)
+    prediction = predict_at(selection, accelerators, global_batch, backtest) if accelerators is not None else None
+    return Plan(plan.selection, plan.recommendation, plan.curve, plan.fit_note, backtest, prediction)
+
+
+_BACKTEST_ROW = {"accelerators": pl.Int64, "model": pl.String, "measured_min": pl.Float64, "predicted_min": pl.Float64,
+                 "predicted_low_min": pl.Float64, "predicted_high_min": pl.Float64, "error_pct": pl.Float64, "extrapolated": pl.Boolean}
+
+
+def _plan(selection: Selection, threshold: float, deadline_min: float | None, max_accelerators: int | None) -> Plan:
     rows, _ = apart_series(selection.rows)  # the recommendation says which series it left out
     n = rows["accelerators"].to_numpy().astype(float)
     t = rows["time_to_train_min"].to_numpy().astype(float)

@@ -12,12 +12,14 @@ from prefect.cache_policies import NO_CACHE
 from mlperf_scaling.contracts.clusters import AnalysisExclusionsSchema, ClustersSchema
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.efficiency import EfficiencySchema
+from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 from mlperf_scaling.tasks.metrics.clusters import cluster_table
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
+from mlperf_scaling.tasks.metrics.predict import backtest_table
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
 from mlperf_scaling.warehouse.connection import open_writer
@@ -34,10 +36,11 @@ class RoundAnalysis:
     fits: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=FIT_SCHEMA))
     recommendations: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(RecommendationsSchema)))
     source: dict | None = None
+    backtest: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(PlanBacktestSchema)))
 
     def frames(self) -> dict[str, pl.DataFrame]:
         return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions,
-                "scaling_fits": self.fits, "recommendations": self.recommendations}
+                "scaling_fits": self.fits, "recommendations": self.recommendations, "plan_backtest": self.backtest}
 
 
 @task(name="compute-metrics", cache_policy=NO_CACHE)
@@ -55,6 +58,7 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
         AnalysisExclusionsSchema.validate(exclusions, lazy=True),
         ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
         RecommendationsSchema.validate(recommendation_table(efficiency, threshold), lazy=True),
+        backtest=PlanBacktestSchema.validate(backtest_table(efficiency), lazy=True),
     )
 
 
@@ -66,12 +70,12 @@ def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
 
 @task(name="read-metrics", cache_policy=NO_CACHE)
 def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
-    efficiency, clusters, exclusions, fits, recommendations, sources = read_queries(
+    efficiency, clusters, exclusions, fits, recommendations, sources, backtest = read_queries(
         warehouse, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_recommendations",
-        "round_sources", round=round_name,
+        "round_sources", "round_backtest", round=round_name,
     )
     source = sources.to_dicts()[0] if sources.height else None
-    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source)
+    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source, backtest)
 
 
 @task(name="compute-trends", cache_policy=NO_CACHE)
