@@ -27,9 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from mlperf_scaling.tasks.metrics.fits import AmdahlBootstrap, apart_series, bootstrap_amdahl
+from mlperf_scaling.tasks.metrics.fits import RESAMPLES, AmdahlBootstrap, apart_series, bootstrap_amdahl
 
 MIN_BACKTEST_COUNTS = 4  # distinct counts a group needs before a count can be left out and still leave a fit
+# A backtest refits every group once per count left out, twice: fewer resamples keep its bounds' cost small
+BACKTEST_RESAMPLES = 200
 TWO_PART = "two-part"
 AMDAHL_TIME = "amdahl on time"
 
@@ -102,14 +104,14 @@ def _unit(rows: pl.DataFrame) -> str | None:
     return None
 
 
-def two_part_model(rows: pl.DataFrame, ruleset: str, benchmark: str) -> TwoPartModel | None:
+def two_part_model(rows: pl.DataFrame, ruleset: str, benchmark: str, resamples: int = RESAMPLES) -> TwoPartModel | None:
     """The model of one group's systems (efficiency rows), or None where its logs lack samples or batch sizes."""
     unit = _unit(rows)
     if unit is None or rows["global_batch_size"].null_count() or rows.height < 2 or rows["accelerators"].n_unique() < 2:
         return None
     n = rows["accelerators"].to_numpy().astype(float)
     seconds_per_sample = (rows["time_to_train_min"] * 60 / rows[unit]).to_numpy().astype(float)
-    throughput = bootstrap_amdahl(n, seconds_per_sample)
+    throughput = bootstrap_amdahl(n, seconds_per_sample, resamples)
     if not (math.isfinite(throughput.a) and math.isfinite(throughput.b) and throughput.a + throughput.b > 0):
         return None
     batches = rows["global_batch_size"].to_numpy().astype(float)
@@ -139,9 +141,10 @@ def backtest_group(rows: pl.DataFrame, ruleset: str, benchmark: str) -> list[dic
         rest = rows.filter(pl.col("accelerators") != count)
         measured = float(held["time_to_train_min"].to_numpy().min())
         predictions: dict[str, tuple[float, float, float] | None] = {}
-        model = two_part_model(rest, ruleset, benchmark)
+        model = two_part_model(rest, ruleset, benchmark, BACKTEST_RESAMPLES)
         predictions[TWO_PART] = model.predict(float(count))[:3] if model is not None else None
-        amdahl = bootstrap_amdahl(rest["accelerators"].to_numpy().astype(float), rest["time_to_train_min"].to_numpy().astype(float))
+        amdahl = bootstrap_amdahl(rest["accelerators"].to_numpy().astype(float), rest["time_to_train_min"].to_numpy().astype(float),
+                                  BACKTEST_RESAMPLES)
         predictions[AMDAHL_TIME] = amdahl.time_interval(float(count)) if math.isfinite(amdahl.a) and math.isfinite(amdahl.b) else None
         for name, predicted in predictions.items():
             found.append({
