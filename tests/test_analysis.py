@@ -231,6 +231,9 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     assert page.index('<section id="answer"') < page.index('<section id="bert">')
     answer = page[page.index('<section id="answer"'):page.index('<section id="bert">')]
     assert "<td>H100-SXM</td>" in answer and "Llama 2 70B LoRA (llama2_70b_lora)" in answer
+    # next to each answer, how well the planner predicted the group's measured counts (v4.1 Llama 2 LoRA: 8 counts)
+    assert "backtest: median error" in answer and "amdahl on time 6.2 %, two-part 10.3 % (8 counts)" in answer
+    assert pl.read_csv(folder / "plan_backtest.csv").filter(pl.col("benchmark") == "llama2_70b_lora").height >= 16
     recommendations = pl.read_csv(folder / "recommendations.csv")
     llama = recommendations.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")).row(0, named=True)
     assert llama["basis"] == "amdahl fit" and llama["accelerators"] == 128

@@ -41,6 +41,7 @@ _RECOMMENDATION_COLUMNS = [
     ("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("measured", "measured N"),
     ("accelerators", "recommended N"), ("time", "time (min)"), ("efficiency_text", "efficiency [5-95 %]"),
     ("knee_text", "E < threshold from N [5-95 %]"), ("next", "the next step"),
+    ("backtest", "backtest: median error, each count left out"),
 ]
 _SINGLE_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("accelerators", "N"),
                    ("measured_time_min", "best time (min)"), ("n_systems", "systems")]
@@ -95,9 +96,12 @@ def _interval(point: float | None, low: float | None, high: float | None, digits
     return f"{point:,.{digits}f} [{'-' if low is None else f'{low:,.{digits}f}'}, {'unbounded' if high is None else f'{high:,.{digits}f}'}]"
 
 
-def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list[dict]]:
-    """The page's answer: groups measured at two counts or more (the sentence's numbers, formatted), and the groups
-    measured at one count only, which say nothing about scaling."""
+def recommendation_rows(recommendations: pl.DataFrame, backtest: pl.DataFrame | None = None) -> tuple[list[dict], list[dict]]:
+    """The page's answer: groups measured at two counts or more (the sentence's numbers, formatted, with how well the
+    planner predicted the group's measured counts), and the groups measured at one count only, which say nothing about
+    scaling."""
+    from mlperf_scaling.tasks.metrics.predict import backtest_summary
+
     rows, single = [], []
     for r in recommendations.sort("benchmark", "n_distinct_accelerators", "n_systems", descending=[False, True, True]).iter_rows(named=True):
         row = {**r, "workload_label": workload_label(r["benchmark"], r["round"])}
@@ -110,6 +114,10 @@ def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list
         row["knee_text"] = (_interval(r["knee"], r["knee_low"], r["knee_high"], 0) if r["knee"] is not None
                             else ("never, in this fit" if r["basis"] == "amdahl fit" else "no fit"))
         row["next"] = r["sentence"].split("; ", 1)[1] if "; " in r["sentence"] else ""
+        errors = (backtest_summary(backtest.filter((pl.col("benchmark") == r["benchmark"]) & (pl.col("accelerator_group") == r["accelerator_group"])))
+                  if backtest is not None and backtest.height else {})
+        row["backtest"] = (", ".join(f"{model} {error:.1f} %" for model, (error, _) in sorted(errors.items()))
+                           + f" ({max(n for _, n in errors.values())} counts)") if errors else "fewer than 4 counts"
         rows.append(row)
     return rows, single
 
@@ -141,6 +149,7 @@ def render_index(
     source: dict | None,
     fits: pl.DataFrame | None = None,
     recommendations: pl.DataFrame | None = None,
+    backtest: pl.DataFrame | None = None,
 ) -> str:
     """The round's page: the recommendation table first, then one section per benchmark, plots and tables."""
     joined = efficiency.join(clusters.select("benchmark", "submitter", "system", "cluster", "k", "silhouette"),
@@ -167,7 +176,7 @@ def render_index(
             "systems": group.to_dicts(),
         })
     answers, single = recommendation_rows(recommendations if recommendations is not None else pl.DataFrame(
-        schema={"benchmark": pl.String, "n_distinct_accelerators": pl.Int64, "n_systems": pl.Int64}))
+        schema={"benchmark": pl.String, "n_distinct_accelerators": pl.Int64, "n_systems": pl.Int64}), backtest)
     threshold = recommendations["threshold"][0] if recommendations is not None and recommendations.height else 0.5
     return _templates().get_template("round.html.j2").render(
         round=round_name, note=NOTE, source=source, sections=sections, columns=_TABLE_COLUMNS, fit_columns=_FIT_COLUMNS,

@@ -69,9 +69,10 @@ def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[
     folder = Path(reports) / analysis.round
     summary = summarize_benchmarks(analysis.efficiency)
     write_tables(folder, {"recommendations": analysis.recommendations, "efficiency": analysis.efficiency, "clusters": analysis.clusters,
-                          "exclusions": analysis.exclusions, "scaling_fits": analysis.fits, "summary": summary})
+                          "exclusions": analysis.exclusions, "scaling_fits": analysis.fits, "summary": summary,
+                          "plan_backtest": analysis.backtest})
     page = render_index(analysis.round, summary, analysis.efficiency, analysis.clusters, analysis.exclusions, plots,
-                        analysis.source, analysis.fits, analysis.recommendations)
+                        analysis.source, analysis.fits, analysis.recommendations, analysis.backtest)
     return write_index(folder, page)
 
 
