@@ -54,3 +54,19 @@ def test_plots_are_the_same_bytes_whatever_the_row_order(tmp_path):
     orders = [systems, systems.reverse(), systems.sample(fraction=1.0, shuffle=True, seed=5), systems.sample(fraction=1.0, shuffle=True, seed=6)]
     drawn = [plot_systems(frame, tmp_path / f"s{i}", ("png",))[0].read_bytes() for i, frame in enumerate(orders)]
     assert all(d == drawn[0] for d in drawn)
+
+
+def test_a_rounds_systems_against_the_previous_rounds_fit():
+    from conftest import read_shipped_round
+
+    from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+    from mlperf_scaling.tasks.metrics.predict import software_gains
+
+    scores = pl.concat([read_shipped_round(r)[0].scores for r in ("v4.1", "v5.1")], how="diagonal_relaxed")
+    gains = software_gains(efficiency_table(scores)[0])
+    llama = gains.filter((pl.col("benchmark_canonical") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")).sort("accelerators")
+    # v5.1's two H100-SXM systems against v4.1's fit (8 counts from 4 to 1,024): 6 % and 1 % faster at 64 and 128 GPUs
+    assert llama["previous_round"].to_list() == ["v4.1", "v4.1"] and llama["system"].to_list() == ["hpf_n8", "hpf_n16"]
+    assert [round(r, 2) for r in llama["time_ratio"]] == [0.94, 0.99] and not llama["extrapolated"].any()
+    assert (gains["measured_min"] / gains["predicted_min"] - gains["time_ratio"]).abs().max() < 1e-12
+    assert set(gains["round"]) == {"v5.1"}  # only where the previous round measured the group at three counts or more

@@ -13,6 +13,7 @@ from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
+from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 
@@ -32,4 +33,5 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "plan_backtest": PlanBacktestSchema,
     "carried_over": CarriedOverSchema,
     "round_trends": RoundTrendsSchema,
+    "software_gains": SoftwareGainsSchema,
 }

@@ -181,3 +181,38 @@ def backtest_summary(backtest: pl.DataFrame) -> dict[str, tuple[float, int]]:
         if errors.len():
             found[model] = (float(np.median(errors.to_numpy())), errors.len())
     return found
+
+
+def software_gains(efficiency: pl.DataFrame) -> pl.DataFrame:
+    """Each round's systems against the previous round's model of the same workload and comparable group: the time
+    the Amdahl fit on time of the previous round that measured the group predicts at their N, and measured ÷
+    predicted (below 1: faster than last round's systems at that size, the software and system gain). Only where the
+    previous round measured the group at three counts or more (a fit)."""
+    from mlperf_scaling.contracts.common import frame_schema
+    from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
+    from mlperf_scaling.rounds import round_order
+    from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS
+
+    rows = []
+    known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
+    for (workload, group_name), group in known.group_by(["benchmark_canonical", "accelerator_group"], maintain_order=True):
+        rounds = sorted(set(group["round"].to_list()), key=round_order)
+        for earlier, later in zip(rounds, rounds[1:], strict=False):
+            fitted, _ = apart_series(group.filter(pl.col("round") == earlier))
+            counts = fitted["accelerators"].to_numpy().astype(float)
+            if len(np.unique(counts)) < MIN_DISTINCT_COUNTS:
+                continue
+            model = bootstrap_amdahl(counts, fitted["time_to_train_min"].to_numpy().astype(float), BACKTEST_RESAMPLES)
+            if not (math.isfinite(model.a) and math.isfinite(model.b) and model.a + model.b > 0):
+                continue
+            for row in group.filter(pl.col("round") == later).iter_rows(named=True):
+                predicted = model.time(float(row["accelerators"]))
+                rows.append({
+                    "round": later, "previous_round": earlier, "benchmark_canonical": workload, "accelerator_group": group_name,
+                    "benchmark": row["benchmark"], "submitter": row["submitter"], "system": row["system"],
+                    "accelerators": row["accelerators"], "measured_min": row["time_to_train_min"], "predicted_min": predicted,
+                    "time_ratio": row["time_to_train_min"] / predicted,
+                    "extrapolated": not (counts.min() <= row["accelerators"] <= counts.max()),
+                })
+    return pl.DataFrame(rows, schema=frame_schema(SoftwareGainsSchema)).sort("benchmark_canonical", "accelerator_group", "round",
+                                                                             "accelerators", "submitter", "system")

@@ -15,11 +15,12 @@ from mlperf_scaling.contracts.efficiency import EfficiencySchema
 from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
+from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 from mlperf_scaling.tasks.metrics.clusters import cluster_table
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
-from mlperf_scaling.tasks.metrics.predict import backtest_table
+from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
 from mlperf_scaling.warehouse.connection import open_writer
@@ -81,10 +82,11 @@ def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
 @task(name="compute-trends", cache_policy=NO_CACHE)
 def compute_trends(warehouse: str) -> dict[str, pl.DataFrame]:
     """Carried-over results and time-to-train trends across every round in the warehouse."""
-    scores, runs = read_queries(warehouse, "all_scores", "all_run_identities")
+    scores, runs, efficiency = read_queries(warehouse, "all_scores", "all_run_identities", "all_efficiency")
     return {
         "carried_over": CarriedOverSchema.validate(carried_over_groups(runs), lazy=True),
         "round_trends": RoundTrendsSchema.validate(trend_table(scores, runs), lazy=True),
+        "software_gains": SoftwareGainsSchema.validate(software_gains(efficiency), lazy=True),
     }
 
 

@@ -46,6 +46,11 @@ _RECOMMENDATION_COLUMNS = [
 _SINGLE_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("accelerators", "N"),
                    ("measured_time_min", "best time (min)"), ("n_systems", "systems")]
 _EXCLUSION_COLUMNS = [("benchmark", "benchmark"), ("submitter", "submitter"), ("system", "system"), ("reason", "reason")]
+_GAIN_COLUMNS = [
+    ("accelerator_group", "accelerator group"), ("round", "round"), ("previous_round", "against the fit of"),
+    ("n_systems", "systems"), ("median_ratio", "measured / predicted, median"), ("best_ratio", "best"), ("range", "N"),
+]
+
 _TREND_COLUMNS = [
     ("accelerator_group", "accelerator group"), ("accelerators", "N"), ("round", "round"), ("n_systems", "systems"),
     ("best_time_min", "best T (min)"), ("best_system", "best system"), ("median_time_min", "median T"),
@@ -185,17 +190,30 @@ def render_index(
     )
 
 
-def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, list[Path]]) -> str:
-    """The cross-round page: per workload, best time at equal scale round by round."""
+def _gain_rows(gains: pl.DataFrame) -> list[dict]:
+    summary = (gains.group_by("accelerator_group", "round", "previous_round")
+               .agg(pl.len().alias("n_systems"), pl.col("time_ratio").median().alias("median_ratio"), pl.col("time_ratio").min().alias("best_ratio"),
+                    pl.col("accelerators").min().alias("low"), pl.col("accelerators").max().alias("high"))
+               .sort("accelerator_group", "round"))
+    return [{**r, "median_ratio": f"{r['median_ratio']:.2f}", "best_ratio": f"{r['best_ratio']:.2f}",
+             "range": f"{r['low']:,}" if r["low"] == r["high"] else f"{r['low']:,}-{r['high']:,}"} for r in summary.iter_rows(named=True)]
+
+
+def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, list[Path]], gains: pl.DataFrame | None = None) -> str:
+    """The cross-round page: per workload, best time at equal scale round by round, and each round's systems against
+    the previous round's fit (the software gain)."""
     sections = []
     for workload in sorted(trends["benchmark_canonical"].unique().to_list()):
         figure = ({"png": f"plots/{workload}_trend.png",
                    "link": next((f"plots/{p.name}" for p in plots[workload] if p.suffix == ".svg"), f"plots/{workload}_trend.png")}
                   if workload in plots else None)
+        workload_gains = gains.filter(pl.col("benchmark_canonical") == workload) if gains is not None else None
         sections.append({"workload": workload, "title": canonical_benchmark(workload).model, "task": canonical_benchmark(workload).task, "figure": figure,
-                         "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts()})
+                         "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts(),
+                         "gains": _gain_rows(workload_gains) if workload_gains is not None and workload_gains.height else []})
     return _templates().get_template("trends.html.j2").render(
-        sections=sections, columns=_TREND_COLUMNS, n_carried_over=carried.filter(pl.col("is_carried_over")).height, note=NOTE,
+        sections=sections, columns=_TREND_COLUMNS, gain_columns=_GAIN_COLUMNS,
+        n_carried_over=carried.filter(pl.col("is_carried_over")).height, note=NOTE,
     )
 
 

@@ -91,7 +91,7 @@ def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple
     seen = frames["round_trends"]["round"].unique().to_list()
     plots = plot_trends(frames["round_trends"], folder / "plots", sorted_rounds({*seen, *rounds_of_installed_rules()}), formats)
     write_tables(folder, frames)
-    return write_index(folder, render_trends(frames["round_trends"], frames["carried_over"], plots))
+    return write_index(folder, render_trends(frames["round_trends"], frames["carried_over"], plots, frames.get("software_gains")))
 
 
 @task(name="publish-index", cache_policy=NO_CACHE)
