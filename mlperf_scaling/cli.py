@@ -10,11 +10,10 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
-from rich.table import Table
 
 from mlperf_scaling.interrupts import end_at_once_on_signals
 from mlperf_scaling.settings import Settings
@@ -52,23 +51,20 @@ def _prepare_environment() -> None:
 
 
 def _print_summaries(summaries: list[dict]) -> int:
-    table = Table(box=None, show_edge=False, pad_edge=False)
-    columns: list[tuple[str, Literal["left", "right"]]] = [
-        ("round", "left"), ("status", "left"), ("systems", "right"), ("runs", "right"), ("valid", "right"),
-        ("scores", "right"), ("scored", "right"), ("rejected", "right"), ("seconds", "right"), ("source", "left"),
-    ]
-    for column, justify in columns:
-        table.add_column(column, justify=justify, no_wrap=True)
+    from mlperf_scaling.terminal import Column, print_fitted
+
+    columns = [Column("round", text=True), Column("status", text=True), Column("systems"), Column("runs"), Column("valid runs"),
+               Column("scores"), Column("scored"), Column("rejected"), Column("seconds"), Column("source", text=True, drop=1)]
     failed = 0
-    notes = []
+    rows, notes = [], []
     for s in summaries:
         failed += s["status"] == "failed" or bool(s.get("analysis_failed"))
-        table.add_row(s["round"], s["status"], str(s["n_systems"]), str(s["n_runs"]), str(s["n_valid_runs"]), str(s["n_scores"]),
-                      str(s["n_scored"]), str(s["n_rejections"]), f"{s['seconds']:.1f}", s["source"])
+        rows.append([s["round"], s["status"], f"{s['n_systems']:,}", f"{s['n_runs']:,}", f"{s['n_valid_runs']:,}",
+                     f"{s['n_scores']:,}", f"{s['n_scored']:,}", f"{s['n_rejections']:,}", f"{s['seconds']:.1f}", s["source"]])
         if s.get("message"):
             notes.append(f"{s['round']}: {s['message']}")
     console = _console()
-    console.print(table)
+    print_fitted(console, columns, rows, see_all="the ingestions table holds it")
     for note in notes:  # below the table, whole: a long reason must not squeeze the columns
         console.print(note, soft_wrap=True)
     return 1 if failed else 0
@@ -125,7 +121,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     plan.add_argument("--round", dest="round_name", default="best",
                       help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator counts); "
                       "latest: the newest round with it")
-    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h: the cheapest measured count that meets it")
+    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the cheapest measured count that meets it")
     plan.add_argument("--max-accelerators", type=int, help="accelerators you have")
     plan.add_argument("--accelerators", type=int, metavar="N",
                       help="also predict the time at N accelerators, measured or not, with the model that backtested best")
@@ -133,9 +129,14 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
                       "the batch per accelerator of the measured configurations)")
     plan.add_argument("--price-per-accelerator-hour", type=float, metavar="USD", help="adds the cost of a training run")
     plan.add_argument("--threshold", type=float, default=0.5, help="efficiency still worth paying for (default 0.5)")
-    query = commands.add_parser("query", parents=[warehouse], help="run one read-only SQL query on the warehouse and print the result")
+    plan.add_argument("--format", dest="output_format", choices=["table", "csv", "json"], default="table",
+                      help="table (default, fitted to the terminal); csv: one row per measured, fitted, recommended and predicted "
+                      "configuration; json: the whole plan")
+    query = commands.add_parser("query", parents=[warehouse], help="run read-only SQL queries on the warehouse and print their results")
     query.add_argument("sql", metavar="SQL", help="e.g. \"select * from latest_recommendations where benchmark = 'bert'\"")
-    query.add_argument("--format", dest="output_format", choices=["table", "csv", "json"], default="table", help="output (default table)")
+    query.add_argument("--format", dest="output_format", choices=["table", "records", "csv", "json"], default="table",
+                       help="table (default: fitted to the terminal, one block per row when it cannot fit), records (one block "
+                       "per row), csv or json (one statement)")
     query.add_argument("--limit", type=int, default=50, help="rows printed as a table (default 50; 0: all)")
     export = commands.add_parser("export", parents=[warehouse], help="write every table as Parquet or CSV files, for any tool")
     export.add_argument("directory", type=Path, metavar="DIR", help="a new or empty folder")
@@ -166,7 +167,9 @@ def _settings(**options: Any) -> Settings:
         name = ".".join(str(part) for part in error["loc"]) or "settings"
         field = name.split(".")[0]
         where = f"MLPERF_{field.upper()}" + (f" or --{field.replace('_', '-')}" if field in _OPTIONS else "")
-        raise SystemExit(f"mlperf-scaling: {name}: {error['msg']} ({where})") from None
+        # Our validators' own sentence, not pydantic's "Value error, " wrapping of it.
+        said = error.get("ctx", {}).get("error") if error["type"] == "value_error" else None
+        raise SystemExit(f"mlperf-scaling: {name}: {said or error['msg']} ({where})") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -374,28 +377,39 @@ def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float =
 
 
 def _query(args: argparse.Namespace) -> int:
-    from mlperf_scaling.warehouse.export import QueryError, run_query
+    import polars as pl
+
+    from mlperf_scaling.terminal import Column, format_value, print_fitted, records
+    from mlperf_scaling.warehouse.export import QueryError, run_queries
     from mlperf_scaling.warehouse.read import WarehouseMissing
 
     try:
-        result = run_query(args.warehouse, args.sql)
+        results = run_queries(args.warehouse, args.sql)
     except (WarehouseMissing, QueryError) as exc:
         print(f"mlperf-scaling: {exc}", file=sys.stderr)
         return 2
+    if len(results) > 1 and args.output_format in ("csv", "json"):
+        print(f"mlperf-scaling: --format {args.output_format} writes one result and the SQL holds {len(results)} statements: "
+              "give one (every statement runs with --format table or records)", file=sys.stderr)
+        return 2
     if args.output_format == "csv":
-        sys.stdout.write(result.write_csv())
-    elif args.output_format == "json":
-        sys.stdout.write(result.write_json() + "\n")
-    else:
+        sys.stdout.write(results[0].write_csv())
+        return 0
+    if args.output_format == "json":
+        sys.stdout.write(results[0].write_json() + "\n")
+        return 0
+    console = _console()
+    for number, result in enumerate(results, start=1):
+        if len(results) > 1:
+            console.print(f"[bold]Statement {number} of {len(results)}[/bold]")
         shown = result if args.limit <= 0 else result.head(args.limit)
-        table = Table(box=None, header_style="bold")
-        for name, dtype in shown.schema.items():
-            table.add_column(name, justify="right" if dtype.is_numeric() else "left")
-        for row in shown.iter_rows():
-            table.add_row(*("" if v is None else f"{v:,.4g}" if isinstance(v, float) else str(v) for v in row))
-        _console().print(table)
+        columns = [Column(name, text=not (dtype.is_numeric() or dtype == pl.Boolean)) for name, dtype in shown.schema.items()]
+        if args.output_format == "records":
+            console.print(records(columns, [[format_value(v) for v in row] for row in shown.iter_rows()]))
+        else:
+            print_fitted(console, columns, shown.rows(), see_all="--format records stacks them; --format csv writes them")
         more = result.height - shown.height
-        print(f"{result.height:,} rows" + (f" ({more:,} not shown: --limit 0 shows all, --format csv writes them)" if more else ""))
+        console.print(f"{result.height:,} row{'s' if result.height != 1 else ''}" + (f" ({more:,} not shown: --limit 0 shows all, --format csv writes them)" if more else ""))
     return 0
 
 
@@ -416,6 +430,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _paper_table(round_name: str, warehouse: Path) -> int:
     from mlperf_scaling.tasks.metrics.paper_table import PAPER_ROUND, compare
+    from mlperf_scaling.terminal import Column, print_fitted
     from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
 
     if round_name != PAPER_ROUND:
@@ -429,15 +444,21 @@ def _paper_table(round_name: str, warehouse: Path) -> int:
     if efficiency.height == 0:
         print(f"mlperf-scaling: no analysis of {round_name} in {warehouse}: run `mlperf-scaling analyze --round {round_name}`", file=sys.stderr)
         return 2
-    table = Table(title=f"Table I of arXiv 2509.03263 (MLPerf Training {PAPER_ROUND}) against this warehouse", box=None, title_justify="left")
-    for column in ("benchmark", "systems", "paper", "ref N", "paper", "ref T (min)", "paper", "reference system"):
-        table.add_column(column, justify="left" if column in ("benchmark", "reference system") else "right", no_wrap=True)
+    columns = [Column("benchmark", text=True), Column("systems"), Column("paper systems"), Column("ref N"), Column("paper ref N"),
+               Column("ref T (min)"), Column("paper ref T"), Column("reference system", text=True, drop=1)]
+    rows: list[list[str]] = []
+    notes: list[str] = []
     for c in compare(efficiency, exclusions, scores):
-        table.add_row(c.paper.label, str(c.systems), str(c.paper.systems), str(c.reference_accelerators or 0), str(c.paper.reference_accelerators),
-                      f"{c.reference_time_min or 0:.3f}", f"{c.paper.reference_time_min:.2f}", c.reference_system or "-")
-        for note in c.explanations:
-            table.add_row(f"  - {note}")
-    _console().print(table)
+        rows.append([c.paper.label, f"{c.systems:,}", f"{c.paper.systems:,}", f"{c.reference_accelerators or 0:,}",
+                     f"{c.paper.reference_accelerators:,}", f"{c.reference_time_min or 0:.3f}", f"{c.paper.reference_time_min:.2f}",
+                     c.reference_system or "-"])
+        notes.extend(f"{c.paper.label}: {note}" for note in c.explanations)
+    console = _console()
+    # the notes under the table, whole: in a column they made it wider than any terminal
+    print_fitted(console, columns, rows, title=f"Table I of arXiv 2509.03263 (MLPerf Training {PAPER_ROUND}) against this warehouse",
+                 see_all="a wider terminal shows it")
+    for note in notes:
+        console.print(f"- {note}")
     return 0
 
 

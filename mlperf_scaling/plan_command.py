@@ -7,16 +7,20 @@ on stderr and exit 2.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from dataclasses import asdict
 
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
 from mlperf_scaling.tasks.metrics.fits import MIN_SYSTEMS_FOR_INTERVAL
 from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, parse_minutes, select
 from mlperf_scaling.tasks.metrics.recommend import NoCandidate
+from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
+
+_SEE_ALL = "--format csv or json gives every column"
 
 
 def _fail(message: str) -> int:
@@ -57,8 +61,109 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
         plan = make_plan(selection, args.threshold, deadline, args.max_accelerators, args.accelerators, args.global_batch)
     except (WarehouseMissing, PlanError, NoCandidate) as exc:
         return _fail(str(exc))
-    _print(plan, console, args.price_per_accelerator_hour)
+    if args.output_format == "table":
+        _print(plan, console, args.price_per_accelerator_hour)
+    elif args.output_format == "csv":
+        sys.stdout.write(plan_rows(plan, args.price_per_accelerator_hour).write_csv())
+    else:
+        sys.stdout.write(json.dumps(plan_document(plan, args.price_per_accelerator_hour), indent=2, default=_plain) + "\n")
     return 0
+
+
+_MEASURED_FIELDS = {  # the warehouse's column -> the plan's, for the files
+    "accelerators": "accelerators", "time_to_train_min": "time_min", "time_to_train_min_low": "fastest_run_min",
+    "time_to_train_min_high": "slowest_run_min", "accelerator_hours": "accelerator_hours", "energy_kj": "energy_kj",
+    "efficiency_group": "efficiency", "throughput_part": "throughput_part", "convergence_part": "convergence_part",
+    "global_batch_size": "global_batch", "submitter": "submitter", "system": "system",
+}
+
+
+def plan_rows(plan: Plan, price: float | None) -> pl.DataFrame:
+    """Every configuration the plan speaks of, one row each, `kind` saying which: measured, fit (the curve, with its
+    interval), recommended, predicted."""
+    measured = plan.selection.rows.select(pl.lit("measured").alias("kind"),
+                                          *(pl.col(name).alias(alias) for name, alias in _MEASURED_FIELDS.items()))
+    fit = pl.DataFrame([{"kind": "fit", **asdict(point)} for point in plan.curve]) if plan.curve else pl.DataFrame()
+    r = plan.recommendation
+    recommended = pl.DataFrame([{
+        "kind": "recommended", "accelerators": r.accelerators, "time_min": r.time_min, "time_min_low": r.time_min_low,
+        "time_min_high": r.time_min_high, "efficiency": r.efficiency, "efficiency_low": r.efficiency_low,
+        "efficiency_high": r.efficiency_high, "accelerator_hours": r.accelerator_hours, "basis": r.basis,
+    }])
+    frames = [measured, fit, recommended]
+    if plan.prediction is not None:
+        p = plan.prediction
+        frames.append(pl.DataFrame([{"kind": "predicted", **asdict(p), "accelerator_hours": p.accelerators * p.time_min / 60}])
+                      .rename({"model": "basis"}))
+    rows = pl.concat([frame for frame in frames if frame.width], how="diagonal_relaxed")
+    if price is not None:
+        rows = rows.with_columns(cost_usd=pl.col("accelerator_hours") * price)
+    return rows.with_columns(pl.lit(plan.selection.round).alias("round"), pl.lit(plan.selection.benchmark).alias("benchmark"),
+                             pl.lit(plan.selection.accelerator_group).alias("accelerator_group"))
+
+
+def _plain(value: object) -> object:
+    # numpy's scalars (a fit's bool or float) as the Python values they hold
+    item = getattr(value, "item", None)
+    if item is None:
+        raise TypeError(f"{type(value).__name__} in a plan")
+    return item()
+
+
+def plan_document(plan: Plan, price: float | None) -> dict:
+    """The whole plan for a program: what was chosen and why, the configurations, the recommendation, the backtest."""
+    s = plan.selection
+    rows = plan_rows(plan, price).drop("round", "benchmark", "accelerator_group")
+
+    def part(kind: str) -> list[dict]:
+        chosen = rows.filter(pl.col("kind") == kind).drop("kind")
+        return chosen.select(name for name in chosen.columns if chosen[name].null_count() < chosen.height).to_dicts()
+
+    return {
+        "round": s.round, "benchmark": s.benchmark, "workload": s.workload, "accelerator_group": s.accelerator_group,
+        "why_round": s.why_round, "other_groups": s.other_groups,
+        "measured": part("measured"), "fit": part("fit"), "fit_note": plan.fit_note,
+        "recommendation": asdict(plan.recommendation),
+        "backtest": {model: {"median_abs_error_pct": error, "counts": counts} for model, (error, counts) in plan.backtest.items()},
+        "prediction": None if plan.prediction is None else asdict(plan.prediction),
+        "derived": "Derived, not official MLPerf results.",
+    }
+
+
+# what a measured configuration shows, and in which order its columns go when the terminal is narrow
+_MEASURED = [Column("N"), Column("time (min)"), Column("runs min-max", drop=2), Column("acc.-hours", drop=5),
+             Column("energy (kWh)", drop=3), Column("efficiency"), Column("throughput part", drop=1),
+             Column("convergence part", drop=1), Column("global batch", drop=4), Column("system", text=True)]
+
+
+def _measured_rows(rows: pl.DataFrame, price: float | None) -> tuple[list[Column], list[list[str]]]:
+    columns = _MEASURED[:4] + ([Column("cost (USD)", drop=6)] if price is not None else []) + _MEASURED[4:]
+    cells = []
+    for row in rows.iter_rows(named=True):
+        spread = (f"{row['time_to_train_min_low']:,.2f}-{row['time_to_train_min_high']:,.2f}"
+                  if row["time_to_train_min_low"] is not None else "")
+        energy = None if row["energy_kj"] is None else row["energy_kj"] / 3600
+        cells.append([
+            f"{row['accelerators']:,}", f"{row['time_to_train_min']:,.2f}", spread, f"{row['accelerator_hours']:,.1f}",
+            *([f"{row['accelerator_hours'] * price:,.0f}"] if price is not None else []),
+            _optional(energy, 1), f"{row['efficiency_group']:.2f}", _optional(row["throughput_part"], 2),
+            _optional(row["convergence_part"], 2), _optional(row["global_batch_size"], 0), f"{row['submitter']}/{row['system']}",
+        ])
+    return columns, cells
+
+
+def _curve_rows(plan: Plan, price: float | None, few: bool) -> tuple[list[Column], list[list[str]]]:
+    columns = [Column("N"), Column("time (min)"), Column("efficiency"), Column("acc.-hours", drop=2),
+               *([Column("cost (USD)", drop=3)] if price is not None else []), Column("", text=True, drop=1)]
+    cells = [[
+        f"{point.accelerators:,}",
+        f"{point.time_min:,.2f}" if few else _range(point.time_min, point.time_min_low, point.time_min_high, 2),
+        f"{point.efficiency:.2f}" if few else _range(point.efficiency, point.efficiency_low, point.efficiency_high, 2),
+        f"{point.accelerator_hours:,.1f}",
+        *([f"{point.accelerator_hours * price:,.0f}"] if price is not None else []),
+        "extrapolated" if point.extrapolated else ("measured" if point.measured else ""),
+    ] for point in plan.curve]
+    return columns, cells
 
 
 def _print(plan: Plan, console: Console, price: float | None) -> None:
@@ -69,41 +174,14 @@ def _print(plan: Plan, console: Console, price: float | None) -> None:
         console.print(f"Other comparable groups in {s.round}: {', '.join(s.other_groups)} (--accelerator)")
     console.print("Efficiency is against the best system at the group's smallest configuration; times are official scores, "
                   "the spread is the fastest and slowest valid runs. Derived, not official MLPerf results.\n")
-
-    measured = Table(title="Measured configurations", title_justify="left", box=None, header_style="bold")
-    for column in ("N", "time (min)", "runs min-max", "acc.-hours", *(["cost (USD)"] if price is not None else []),
-                   "energy (kWh)", "efficiency", "throughput part", "convergence part", "global batch", "system"):
-        measured.add_column(column, justify="left" if column == "system" else "right", no_wrap=column != "system")
-    for row in s.rows.iter_rows(named=True):
-        spread = (f"{row['time_to_train_min_low']:,.2f}-{row['time_to_train_min_high']:,.2f}"
-                  if row["time_to_train_min_low"] is not None else "")
-        energy = None if row["energy_kj"] is None else row["energy_kj"] / 3600
-        measured.add_row(
-            f"{row['accelerators']:,}", f"{row['time_to_train_min']:,.2f}", spread, f"{row['accelerator_hours']:,.1f}",
-            *([f"{row['accelerator_hours'] * price:,.0f}"] if price is not None else []),
-            _optional(energy, 1), f"{row['efficiency_group']:.2f}", _optional(row["throughput_part"], 2),
-            _optional(row["convergence_part"], 2), _optional(row["global_batch_size"], 0), f"{row['submitter']}/{row['system']}",
-        )
-    console.print(measured)
+    print_fitted(console, *_measured_rows(s.rows, price), title="Measured configurations", see_all=_SEE_ALL)
     console.print()
 
     if plan.curve:
         few = s.rows.height < MIN_SYSTEMS_FOR_INTERVAL  # an interval from a handful of systems would look precise
         title = (f"Amdahl fit on {s.rows.height} systems: too few for an interval" if few
                  else "Amdahl fit, 5-95 % bootstrap interval over systems (1,000 resamples, seeded)")
-        curve = Table(title=title, title_justify="left", box=None, header_style="bold")
-        for column in ("N", "time (min)", "efficiency", "acc.-hours", *(["cost (USD)"] if price is not None else []), ""):
-            curve.add_column(column, justify="right" if column else "left", no_wrap=True)
-        for point in plan.curve:
-            curve.add_row(
-                f"{point.accelerators:,}",
-                f"{point.time_min:,.2f}" if few else _range(point.time_min, point.time_min_low, point.time_min_high, 2),
-                f"{point.efficiency:.2f}" if few else _range(point.efficiency, point.efficiency_low, point.efficiency_high, 2),
-                f"{point.accelerator_hours:,.1f}",
-                *([f"{point.accelerator_hours * price:,.0f}"] if price is not None else []),
-                "extrapolated" if point.extrapolated else ("measured" if point.measured else ""),
-            )
-        console.print(curve)
+        print_fitted(console, *_curve_rows(plan, price, few), title=title, see_all=_SEE_ALL)
         if r.knee is not None:
             knee = f"{r.knee:,.0f}" if few else _range(r.knee, r.knee_low, r.knee_high, 0)
             console.print(f"Efficiency falls below {r.threshold:g} from about {knee} {s.accelerator_group}.")

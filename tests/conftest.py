@@ -149,6 +149,24 @@ def prefect_isolated(tmp_path_factory):
         yield
 
 
+@pytest.fixture(scope="session")
+def v41_warehouse(prefect_isolated, tmp_path_factory) -> Path:
+    """A warehouse holding the shipped v4.1, loaded and analysed as `run` leaves it; tests only read it."""
+    import datetime as dt
+
+    from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, write_round_analysis
+    from mlperf_scaling.tasks.score.steps import ScoredRound
+    from mlperf_scaling.tasks.source.resolve import Source
+    from mlperf_scaling.warehouse.steps import load_round, validate_round
+
+    warehouse = tmp_path_factory.mktemp("v41") / "w.duckdb"
+    data, provenance = read_shipped_round("v4.1")
+    result = ScoredRound(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
+    load_round.fn(result, validate_round.fn(result), str(warehouse))
+    write_round_analysis.fn(str(warehouse), compute_round_analysis.fn(str(warehouse), "v4.1"))
+    return warehouse
+
+
 @pytest.fixture
 def warehouse_path(tmp_path) -> Path:
     return tmp_path / "mlperf_scaling.warehouse.duckdb"

@@ -200,7 +200,7 @@ def test_query_and_export_read_only_for_any_tool(real_slice, tmp_path, capsys):
 
     assert main(["query", "select round, n_runs, n_valid_runs from round_summary", "--warehouse", str(warehouse)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["round", "n_runs", "n_valid_runs"] and out[1].split() == ["v4.1", "10", "10"] and out[-1] == "1 rows"
+    assert out[0].split() == ["round", "n_runs", "n_valid_runs"] and out[1].split() == ["v4.1", "10", "10"] and out[-1] == "1 row"
     assert main(["query", "select system, accelerators from systems", "--format", "csv", "--warehouse", str(warehouse)]) == 0
     assert capsys.readouterr().out == "system,accelerators\nb200_preview_nemo,8\n"
     before = warehouse.read_bytes()

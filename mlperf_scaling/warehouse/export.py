@@ -1,4 +1,4 @@
-"""The warehouse for any tool: one read-only SQL statement, or every table written out as files."""
+"""The warehouse for any tool: read-only SQL statements, or every table written out as files."""
 
 from __future__ import annotations
 
@@ -14,14 +14,22 @@ class QueryError(ValueError):
     """The statement failed (syntax, unknown table, an attempt to write); the message is DuckDB's, in one line."""
 
 
-def run_query(warehouse: Path | str, sql: str) -> pl.DataFrame:
-    """The result of one statement on a read-only connection: nothing can be changed, and no writer is waited for."""
+def run_queries(warehouse: Path | str, sql: str) -> list[pl.DataFrame]:
+    """The result of every statement in `sql`, in order, on a read-only connection: nothing can be changed, and no
+    writer is waited for."""
     connection = open_reader(warehouse)
     try:
-        relation = connection.sql(sql)
-        if relation is None:
-            raise QueryError("the statement returns no rows; only queries are run (the warehouse is opened read-only)")
-        return relation.pl()
+        statements = [statement.query for statement in duckdb.extract_statements(sql)]
+        if not statements:
+            raise QueryError("no statement given")
+        results = []
+        for number, statement in enumerate(statements, start=1):
+            relation = connection.sql(statement)
+            if relation is None:
+                which = f"statement {number} " if len(statements) > 1 else "the statement "
+                raise QueryError(f"{which}returns no rows; only queries are run (the warehouse is opened read-only)")
+            results.append(relation.pl())
+        return results
     except duckdb.Error as exc:
         raise QueryError(" ".join(str(exc).split())) from None
     finally:

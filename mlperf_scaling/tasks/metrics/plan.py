@@ -27,15 +27,24 @@ class PlanError(ValueError):
     """The request names nothing the warehouse holds; the message says what it does hold."""
 
 
-_DURATION = re.compile(r"^\s*(?:(?P<h>\d+(?:\.\d+)?)\s*h)?\s*(?:(?P<m>\d+(?:\.\d+)?)\s*(?:m|min)?)?\s*$", re.IGNORECASE)
+_NUMBER = r"\d+(?:\.\d+)?"
+_DURATION = re.compile(
+    rf"^\s*(?:(?P<h>{_NUMBER})\s*(?:hours?|hrs?|h))?"
+    rf"\s*(?:(?P<m>{_NUMBER})\s*(?:minutes?|mins?|m))?"
+    rf"\s*(?:(?P<s>{_NUMBER})\s*(?:seconds?|secs?|s))?\s*$",
+    re.IGNORECASE,
+)
+_BARE_MINUTES = re.compile(rf"^\s*(?P<m>{_NUMBER})\s*$")
 
 
 def parse_minutes(text: str) -> float:
-    """'30m', '30', '1.5h', '2h30m', '45min' as minutes; a ValueError says what is accepted."""
-    found = _DURATION.match(text)
-    if not text.strip() or found is None or (found["h"] is None and found["m"] is None):
-        raise ValueError(f"not a duration: {text!r} (e.g. 30m, 90, 1.5h, 2h30m)")
-    minutes = float(found["h"] or 0) * 60 + float(found["m"] or 0)
+    """'30m', '30', '1.5h', '2h30m', '45min', '90s' as minutes; a ValueError says what is accepted."""
+    if bare := _BARE_MINUTES.match(text):
+        minutes = float(bare["m"])
+    elif (found := _DURATION.match(text)) and any(found[unit] for unit in "hms"):
+        minutes = float(found["h"] or 0) * 60 + float(found["m"] or 0) + float(found["s"] or 0) / 60
+    else:
+        raise ValueError(f"not a duration: {text!r} (e.g. 30m, 90 (minutes), 1.5h, 2h30m, 45s)")
     if minutes <= 0:
         raise ValueError(f"a deadline must be longer than zero: {text!r}")
     return minutes
@@ -223,5 +232,5 @@ def _plan(selection: Selection, threshold: float, deadline_min: float | None, ma
         efficiency, efficiency_low, efficiency_high = fit.efficiency(k)
         time_min, time_low, time_high = fit.time_interval(k)
         curve.append(CurvePoint(int(k), time_min, time_low, time_high, efficiency, efficiency_low, efficiency_high,
-                                k * time_min / 60, k in distinct, k > distinct.max()))
+                                k * time_min / 60, bool(k in distinct), bool(k > distinct.max())))
     return Plan(selection, recommendation, curve, None)
