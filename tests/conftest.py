@@ -252,3 +252,36 @@ def descendants_of_dead(mark: str) -> list[str]:
         if marked and ("multiprocessing.forkserver" in command or "multiprocessing.resource_tracker" in command):
             found.append(f"{entry.name}: {command[:80]}")
     return found
+
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+@pytest.fixture
+def browser():
+    """Headless Chromium through Playwright, for tests that look at the pages as a reader does. Playwright's own
+    browser download is not reachable from these machines, so it drives an installed Chromium (Debian's `chromium`,
+    which .ci/run installs) or the one MLPERF_BROWSER names; without one the test fails, saying how to get it.
+    One per test, never kept for the session: while Playwright's sync API is open, its event loop runs in this thread,
+    and every later Prefect call here would find a running loop and hand back coroutines."""
+    from playwright.sync_api import sync_playwright
+
+    found = os.environ.get("MLPERF_BROWSER") or next(filter(None, map(shutil.which, BROWSERS)), None)
+    if not found or not Path(found).is_file():
+        pytest.fail("no Chromium for the browser tests: install one (`apt-get install chromium`) or set MLPERF_BROWSER to its path")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=found, args=["--no-sandbox", "--disable-gpu"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def v41_reports(v41_warehouse, tmp_path_factory) -> Path:
+    """The v4.1 page, its plots and the front page, published from the v4.1 warehouse as `run` publishes them."""
+    from mlperf_scaling.flows.publish import publish_round
+    from mlperf_scaling.tasks.publish.steps import publish_site_index
+
+    reports = tmp_path_factory.mktemp("reports")
+    publish_round("v4.1", str(v41_warehouse), str(reports))
+    publish_site_index.fn(str(v41_warehouse), str(reports))
+    return reports

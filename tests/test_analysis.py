@@ -267,3 +267,28 @@ def test_plots_are_not_redrawn_when_nothing_changed(tmp_path):
     png.unlink()
     draw_round_plots(analysis(11.0), str(tmp_path))
     assert png.is_file()  # a file gone is drawn again
+
+
+@pytest.mark.parametrize("n_measured", [1, 2])
+def test_energy_measured_once_is_a_sentence_not_a_plot(tmp_path, n_measured):
+    rows = [score("one", 8, 10.0), score("two", 16, 6.0), score("three", 32, 4.0)]
+    for row, energy_j in zip(rows[:n_measured], (36e6, 40e6), strict=False):  # 36 MJ = 10 kWh
+        row["energy_j"] = energy_j
+    table, excluded = efficiency_table(frame(*rows))
+    clusters = cluster_table(table)
+    plots = {"bert": plot_benchmark(table, clusters, tmp_path / "plots")}
+    page = render_index("v4.1", summarize_benchmarks(table), table, clusters, excluded, plots, None)
+    sentence = "Energy to train, measured for one system only: S/one, 8 accelerators, 10.0 kWh in 10.00 min, 60.0 kW on average"
+    assert ("energy" in plots["bert"]) is (n_measured == 2)
+    assert (sentence in page) is (n_measured == 1)
+
+
+def test_counts_batches_and_knees_print_as_whole_numbers():
+    from mlperf_scaling.tasks.publish.report import cell, present
+
+    assert cell(406.694, "knee_accelerators") == "407" and cell(13888.0, "global_batch_size") == "13,888"
+    assert cell(768.0, "global_batch_size") == "768" and cell(1024.0, "reference_accelerators") == "1,024"
+    assert cell(0.5, "efficiency") == "0.500" and cell(1.0, "efficiency") == "1.000" and cell(12345.67, "time") == "12,345.7"
+    assert cell(float("nan"), "n_systems") == "nan" and cell(None, "n_systems") == "" and cell(True) == "yes"
+    rows = [{"a": 1, "b": None, "c": False}, {"a": 2, "b": None, "c": True}]
+    assert present([("a", "A"), ("b", "B"), ("c", "C")], rows) == [("a", "A"), ("c", "C")]

@@ -20,7 +20,7 @@ import polars as pl  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
-from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, NOTE, PLOT_KINDS, workload_label  # noqa: E402, F401
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label  # noqa: E402, F401
 
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
 
@@ -272,11 +272,15 @@ def plot_energy(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DE
     norm = matplotlib.colors.LogNorm(vmin=counts.min(), vmax=max(counts.max(), counts.min() * 2))
     points = ax.scatter(measured["time_to_train_min"], measured["energy_kj"], c=counts, cmap="viridis", norm=norm, s=70,
                         alpha=0.9, edgecolors="black", linewidths=0.5, zorder=3)
-    colourbar = fig.colorbar(points, ax=ax, pad=0.01)
-    colourbar.set_label("accelerators")
-    colourbar.ax.yaxis.set_major_locator(FixedLocator(sorted(set(counts.tolist()))))
-    colourbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):,}"))
-    colourbar.ax.yaxis.set_minor_locator(NullLocator())
+    what = "energy against time to train"
+    if len(set(counts.tolist())) > 1:  # a colour bar of one value says less than the title does
+        colourbar = fig.colorbar(points, ax=ax, pad=0.01)
+        colourbar.set_label("accelerators")
+        colourbar.ax.yaxis.set_major_locator(FixedLocator(sorted(set(counts.tolist()))))
+        colourbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):,}"))
+        colourbar.ax.yaxis.set_minor_locator(NullLocator())
+    else:
+        what += f", every system at {int(counts[0]):,} accelerators"
     front = measured.filter(pl.col("is_pareto_energy")).sort("time_to_train_min")
     if front.height > 1:
         ax.plot(front["time_to_train_min"], front["energy_kj"], color="crimson", linewidth=1.2, label="Pareto front: time vs energy")
@@ -288,7 +292,7 @@ def plot_energy(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DE
     ax.set_xlabel("time to train, minutes (log scale)")
     ax.set_ylabel("energy to train, kJ (log scale)")
     ax.grid(alpha=0.3, which="both")
-    return _finish(fig, ax, round_name, benchmark, "energy against time to train", measured.height, folder, f"{benchmark}_energy", formats)
+    return _finish(fig, ax, round_name, benchmark, what, measured.height, folder, f"{benchmark}_energy", formats)
 
 
 MAX_GROUPS = 4  # groups drawn in the scaling plot: the ones with the most distinct counts
@@ -371,7 +375,8 @@ def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Pat
     if scaling_groups(group):
         plots["scaling"] = plot_scaling(group, fits if fits is not None else pl.DataFrame(schema=_FITS_COLUMNS), folder, formats)
     plots["time"] = plot_time(group, folder, formats)
-    if "energy_kj" in group.columns and group["energy_kj"].is_not_null().any():
+    # one measured point is a sentence on the page (see report._energy_fact), not a point on an empty plane
+    if "energy_kj" in group.columns and group["energy_kj"].is_not_null().sum() >= MIN_ENERGY_POINTS:
         plots["energy"] = plot_energy(group, folder, formats)
     plots["systems"] = plot_systems(group, folder, formats)
     plots["efficiency"] = plot_efficiency(group, folder, formats)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import functools
+import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import jinja2
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
-from mlperf_scaling.tasks.publish.labels import NOTE, PLOT_KINDS, workload_label
+from mlperf_scaling.tasks.publish.labels import MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
     "scaling": "Within each comparable accelerator group: efficiency against the group's smallest configuration, the Amdahl fit "
@@ -58,17 +60,30 @@ _TREND_COLUMNS = [
 ]
 
 
-def cell(value: Any) -> str:
-    """How a value reads in a table: thousands separated, three decimals, yes for a true flag, blank for nothing."""
+# columns that count something (accelerators, systems) or hold a batch or a knee in accelerators: whole numbers, however
+# they are stored (a knee of 406.694 accelerators reads as 407, a batch of 768.0 as 768)
+_WHOLE = re.compile(r"^(n_.*|.*accelerators(_low|_high)?|global_batch_size|knee.*|n_star)$")
+
+
+def cell(value: Any, key: str = "") -> str:
+    """How a value reads in a table: thousands separated, three decimals (whole numbers for counts and batches), yes for
+    a true flag, blank for nothing."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "yes" if value else ""
+    if isinstance(value, float) and _WHOLE.match(key) and math.isfinite(value):
+        return f"{round(value):,}"
     if isinstance(value, float):
         return f"{value:,.3f}" if abs(value) < 1000 else f"{value:,.1f}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+def present(columns: list[tuple[str, str]], rows: list[dict]) -> list[tuple[str, str]]:
+    """The columns with something to show in at least one row: an empty column only widens a table."""
+    return [(key, label) for key, label in columns if any(cell(row.get(key), key) for row in rows)]
 
 
 @functools.cache
@@ -81,6 +96,7 @@ def _templates() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     environment.filters["cell"] = cell
+    environment.filters["present"] = present
     return environment
 
 
@@ -127,6 +143,17 @@ def recommendation_rows(recommendations: pl.DataFrame, backtest: pl.DataFrame | 
     return rows, single
 
 
+def _energy_fact(group: pl.DataFrame) -> list[str]:
+    """Where power was measured for one system only, what it measured: a plot of one point would say less."""
+    measured = group.filter(pl.col("energy_kj").is_not_null()) if "energy_kj" in group.columns else group.clear()
+    if measured.height == 0 or measured.height >= MIN_ENERGY_POINTS:
+        return []
+    r = measured.row(0, named=True)
+    power = f", {r['average_kw']:,.1f} kW on average" if r.get("average_kw") is not None else ""
+    return [f"Energy to train, measured for one system only: {r['submitter']}/{r['system']}, {r['accelerators']:,} accelerators, "
+            f"{r['energy_kj'] / 3600:,.1f} kWh in {r['time_to_train_min']:,.2f} min{power}"]
+
+
 def _facts(row: dict[str, Any], group: pl.DataFrame) -> list[str]:
     k, silhouette = group["k"][0], group["silhouette"][0]
     cluster_note = f"k = {k}, silhouette {silhouette:.2f}" if silhouette is not None else "too few systems to cluster"
@@ -141,6 +168,7 @@ def _facts(row: dict[str, Any], group: pl.DataFrame) -> list[str]:
         f"The paper's reference (for E', across hardware generations): {row['reference_system']}, "
         f"{row['reference_accelerators']:,} accelerators, {row['reference_time_min']:.2f} min",
         f"{row['n_accelerator_groups']} comparable accelerator groups; clusters: {cluster_note}; {row['n_pareto']} systems on the Pareto front",
+        *_energy_fact(group),
     ]
 
 
@@ -218,7 +246,8 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
 
 
 _ROUND_COLUMNS = [("round", "round"), ("report", "report"), ("ruleset", "rules"), ("n_systems", "systems"), ("n_runs", "runs"),
-                  ("n_valid_runs", "valid runs"), ("n_scored", "scores"), ("n_rejections", "rejected"), ("csv", "tables")]
+                  ("n_valid_runs", "valid runs"), ("n_scores", "score rows"), ("n_scored", "with a time"),
+                  ("n_rejections", "rejected"), ("csv", "tables")]
 _LATEST_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("round", "round measured best"),
                    ("sentence", "recommendation"), ("knee_text", "E < threshold from N [5-95 %]")]
 
