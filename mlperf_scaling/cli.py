@@ -141,6 +141,9 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     export = commands.add_parser("export", parents=[warehouse], help="write every table as Parquet or CSV files, for any tool")
     export.add_argument("directory", type=Path, metavar="DIR", help="a new or empty folder")
     export.add_argument("--format", dest="file_format", choices=["parquet", "csv"], default="parquet", help="file format (default parquet)")
+    explore = commands.add_parser("explore", parents=[warehouse, reports],
+                                  help="rebuild the interactive explorer (reports/explore.html and one per round) from the warehouse alone")
+    explore.add_argument("--open", dest="open_page", action="store_true", help="open it in the web browser")
     paper = commands.add_parser("paper-table", parents=[warehouse], help="Table I of arXiv 2509.03263 beside this warehouse's values")
     paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
     return parser
@@ -254,6 +257,8 @@ _FLOWS = {
 def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict] | None = None) -> int:
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
+    if args.command == "explore":
+        return _explore(args.warehouse, args.reports, args.open_page)
     if args.command in ("query", "export"):
         return _query(args) if args.command == "query" else _export(args)
     if args.command == "plan":
@@ -325,6 +330,8 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict]
     trends = Path(getattr(args, "reports", settings.reports)) / "trends" / "index.html"
     if args.command == "run" and trends.is_file():
         print(f"across rounds: {trends}")
+        if (explorer := trends.parent.parent / "explore.html").is_file():
+            print(f"explorer: {explorer} (interactive; `mlperf-scaling explore --open`)")
     return status
 
 
@@ -362,15 +369,34 @@ def _loaded_rounds_problem(warehouse: Path, round_name: str | None = None) -> st
     return None
 
 
+def _explore(warehouse: Path, reports: Path, open_page: bool) -> int:
+    if (problem := _loaded_rounds_problem(warehouse)) is not None:
+        print(f"mlperf-scaling: {problem}", file=sys.stderr)
+        return 2
+    from mlperf_scaling.tasks.publish.steps import write_explorer_pages
+
+    pages = write_explorer_pages(str(warehouse), str(reports))
+    print(f"explorer: {pages[0]} (every round) and {len(pages) - 1} round pages beside their reports; data: {pages[0].parent / 'explore.json'}")
+    if open_page:
+        import webbrowser
+
+        if not webbrowser.open(pages[0].resolve().as_uri()):
+            print(f"mlperf-scaling: no web browser to open here: open {pages[0].resolve().as_uri()}", file=sys.stderr)
+            return 1
+    return 0
+
+
 def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5, plot_formats: tuple[str, ...] = ("png",)) -> int:
     if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
         print(f"mlperf-scaling: {problem}", file=sys.stderr)
         return 2
     from mlperf_scaling.flows.analyze import analyze_round
     from mlperf_scaling.flows.publish import publish_round
+    from mlperf_scaling.tasks.publish.steps import write_explorer_pages
 
     result = analyze_round(round_name, str(warehouse), threshold)
     published = publish_round(round_name, str(warehouse), str(reports), plot_formats)
+    write_explorer_pages(str(warehouse), str(reports))  # the explorer shows the new analysis too
     print(f"{round_name}: {result['n_systems']} systems analysed, {result['n_excluded']} score rows left out")
     print(f"report: {published['report']}")
     return 0

@@ -284,11 +284,12 @@ def browser(chromium_path):
 
 @pytest.fixture(scope="session")
 def v41_reports(v41_warehouse, tmp_path_factory) -> Path:
-    """The v4.1 page, its plots and the front page, published from the v4.1 warehouse as `run` publishes them."""
+    """The v4.1 page, its plots, the explorer and the front page, published from the v4.1 warehouse as `run` does."""
     from mlperf_scaling.flows.publish import publish_round
-    from mlperf_scaling.tasks.publish.steps import publish_site_index
+    from mlperf_scaling.tasks.publish.steps import publish_site_index, write_explorer_pages
 
     reports = tmp_path_factory.mktemp("reports")
     publish_round("v4.1", str(v41_warehouse), str(reports))
+    write_explorer_pages(str(v41_warehouse), str(reports))
     publish_site_index.fn(str(v41_warehouse), str(reports))
     return reports

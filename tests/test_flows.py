@@ -51,6 +51,14 @@ def test_pipeline_uses_the_mirror_and_survives_a_failing_round(prefect_isolated,
         assert connection.execute("select status, n_missing from scores").fetchall() == [("scored_incomplete", 1)]
         statuses = connection.execute("select round, status from ingestions order by round").fetchall()
     assert statuses == [("v4.1", "succeeded"), ("v9.9", "failed")]
+    # the explorer, beside the reports and as a link artifact in the UI
+    assert (tmp_path / "reports" / "explore.html").is_file() and (tmp_path / "reports" / "v4.1" / "explore.html").is_file()
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    with get_client(sync_client=True) as client:
+        links = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["explorer"])))
+    uri = (tmp_path / "reports" / "explore.html").resolve().as_uri()
+    assert any(link.type == "markdown" and uri in str(link.data) for link in links)  # Prefect keeps a link artifact as markdown
 
 
 def test_pipeline_says_when_a_round_loads_but_cannot_be_published(prefect_isolated, mirror, warehouse_path, tmp_path):

@@ -7,7 +7,7 @@ from prefect import flow, get_run_logger
 from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.naming import round_run_name
 from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
-from mlperf_scaling.tasks.publish.steps import publish_site_index, publish_trends
+from mlperf_scaling.tasks.publish.steps import publish_explorer, publish_site_index, publish_trends
 
 
 @flow(name="analyze-round", flow_run_name=round_run_name("analyze"))
@@ -27,11 +27,12 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> di
 
 @flow(name="analyze-trends")
 def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = ("png",)) -> dict:
-    """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, and
-    the front page reports/index.html."""
+    """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, the
+    explorer pages (reports/explore.html and one per round), and the front page reports/index.html."""
     frames = compute_trends(warehouse)
     write_trends(warehouse, opaque(frames))
     page = publish_trends(opaque(frames), reports, plot_formats)
+    publish_explorer(warehouse, reports)
     publish_site_index(warehouse, reports)
     get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,
                           int(frames["carried_over"]["is_carried_over"].sum()), page)

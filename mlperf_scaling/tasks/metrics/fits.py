@@ -258,6 +258,21 @@ def apart_series(points: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     return kept, best_other
 
 
+def amdahl_time_band(points: pl.DataFrame, grid: int = 24) -> pl.DataFrame:
+    """A group's Amdahl fit of time to train, T = A + B / N, with its 5-95 % bootstrap band, on `grid` counts from its
+    smallest to two doublings past its largest (the range the planner reports); fitted on the same points as
+    `fit_table` (series apart left out). Empty when the group has one distinct count."""
+    fitted, _ = apart_series(points)
+    n, t = fitted["accelerators"].to_numpy().astype(float), fitted["time_to_train_min"].to_numpy().astype(float)
+    boot = bootstrap_amdahl(n, t)
+    if not (math.isfinite(boot.a) and math.isfinite(boot.b)) or not boot.usable.any():
+        return pl.DataFrame(schema={"accelerators": pl.Float64, "time_min": pl.Float64, "time_min_low": pl.Float64, "time_min_high": pl.Float64})
+    xs = np.geomspace(n.min(), n.max() * 4, grid)
+    draws = boot.resampled_a[boot.usable, None] + boot.resampled_b[boot.usable, None] / xs[None, :]
+    low, high = np.percentile(draws, INTERVAL, axis=0)
+    return pl.DataFrame({"accelerators": xs, "time_min": boot.a + boot.b / xs, "time_min_low": low, "time_min_high": high})
+
+
 def fit_table(efficiency: pl.DataFrame, threshold: float = 0.5) -> pl.DataFrame:
     """Both models for every (round, benchmark, comparable accelerator group) of `efficiency`, each on the group's
     points without the series that are clearly apart (apart_series)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 from prefect import task
-from prefect.artifacts import create_markdown_artifact
+from prefect.artifacts import create_link_artifact, create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import task_run
 
@@ -103,6 +103,26 @@ def publish_site_index(warehouse: str, reports: str) -> Path:
     published = {r for r in rounds["round"].to_list() if (folder / r / "index.html").is_file()}
     write_tables(folder, {"best_recommendations": best})
     return write_index(folder, render_site_index(rounds, best, published))
+
+
+def write_explorer_pages(warehouse: str, reports: str) -> list[Path]:
+    """reports/explore.html (every round), reports/<round>/explore.html, explore.json and the Vega bundle, from the
+    warehouse alone."""
+    from mlperf_scaling.tasks.publish.explorer import write_explorers
+
+    points, fitted = read_queries(warehouse, "explorer_points", "explorer_fits", round=None)
+    return write_explorers(Path(reports), points, fitted)
+
+
+@task(name="publish-explorer", cache_policy=NO_CACHE)
+def publish_explorer(warehouse: str, reports: str) -> list[str]:
+    """The interactive explorer pages, and a link artifact to the one over every round."""
+    pages = write_explorer_pages(warehouse, reports)
+    if pages:
+        create_link_artifact(key="explorer", link=pages[0].resolve().as_uri(), link_text="MLPerf Training explorer (every round)",
+                             description="Time to train against accelerators per workload, round and group: hover, filter, fits (opens from disk)")
+    run_logger().info("explorer: %d pages, %s", len(pages), pages[0] if pages else "nothing loaded")
+    return [str(page) for page in pages]
 
 
 @task(name="publish-rejections", cache_policy=NO_CACHE)

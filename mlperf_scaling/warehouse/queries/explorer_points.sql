@@ -1,0 +1,17 @@
+-- Every score row with a time to train (one point each in the explorer), with its derived metrics where the analysis
+-- compared it ($round: one round, or null for every round). Rows the analysis left out keep their reason.
+select
+    s.round, s.benchmark, s.benchmark_canonical, s.submitter, s.system, s.division, s.status,
+    coalesce(e.accelerator_group, 'not compared') as accelerator_group,
+    s.accelerator_model_name, s.accelerators, s.time_to_train_min,
+    coalesce(e.time_to_train_min_low, s.time_to_train_min_low) as time_to_train_min_low,
+    coalesce(e.time_to_train_min_high, s.time_to_train_min_high) as time_to_train_min_high,
+    s.accelerators * s.time_to_train_min / 60 as accelerator_hours,
+    e.efficiency_group, e.throughput_part, e.convergence_part, coalesce(e.is_pareto, false) as is_pareto,
+    s.energy_j / 3.6e6 as energy_kwh, e.average_kw, s.global_batch_size,
+    x.reason as left_out_because
+from scores s
+left join efficiency e using (round, benchmark, submitter, system)
+left join analysis_exclusions x using (round, benchmark, submitter, system)
+where s.time_to_train_min is not null and ($round is null or s.round = $round)
+order by s.round, s.benchmark_canonical, s.accelerators, s.time_to_train_min, s.submitter, s.system

@@ -1,0 +1,129 @@
+"""The explorer: its data and spec from the warehouse, and the page itself in headless Chromium, opened from disk with
+the network refused."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import polars as pl
+import pytest
+
+from mlperf_scaling.tasks.metrics.fits import amdahl_time_band
+from mlperf_scaling.tasks.publish.explorer import BUNDLE, DATA, PAGE, explorer_chart, explorer_data, fit_curves
+from mlperf_scaling.warehouse.connection import connect
+
+LLAMA_V41 = "select count(*) from scores where round = 'v4.1' and benchmark_canonical = 'llama2_70b_lora' and time_to_train_min is not null"
+
+
+def _count(warehouse, sql: str) -> int:
+    with connect(warehouse, read_only=True) as connection:
+        return connection.execute(sql).fetchone()[0]
+
+
+def test_the_fit_band_holds_its_curve_and_reaches_two_doublings_past_the_largest_count():
+    points = pl.DataFrame({"submitter": ["a", "b", "c", "d"], "accelerators": [8, 16, 32, 64], "time_to_train_min": [100.0, 52.0, 28.0, 16.0]})
+    band = amdahl_time_band(points, grid=12)
+    assert band.height == 12 and band["accelerators"][0] == 8 and band["accelerators"][-1] == pytest.approx(256)
+    assert (band["time_min_low"] <= band["time_min"] + 1e-9).all() and (band["time_min"] <= band["time_min_high"] + 1e-9).all()
+    assert band["time_min"].is_sorted(descending=True)
+    one_count = amdahl_time_band(points.with_columns(pl.lit(8).alias("accelerators")))
+    assert one_count.height == 0  # a single distinct count has no curve
+
+
+def test_the_data_leaves_absent_values_out_and_names_workloads():
+    points = pl.DataFrame({"round": ["v4.1"], "benchmark_canonical": ["ssd_resnet34"], "accelerator_group": ["H100-SXM"], "submitter": ["S"],
+                           "system": ["x</script>y"], "accelerators": [8], "time_to_train_min": [12.3456789], "energy_kwh": [None]},
+                          schema_overrides={"energy_kwh": pl.Float64})
+    data = explorer_data(points, fit_curves(points.clear()))
+    (row,) = data["points"]
+    assert "energy_kwh" not in row and row["time_to_train_min"] == 12.346 and data["workloads"] == {"ssd_resnet34": "SSD-ResNet34"}
+    spec = explorer_chart(data, ["v4.1"], "ssd_resnet34").to_dict()
+    names = {param["name"] for param in spec["params"]}
+    assert {"pick_workload", "pick_group", "y_axis"} <= names and "pick_round" not in names  # one round: no round picker
+    assert {"pick_round"} <= {param["name"] for param in explorer_chart(data, ["v4.0", "v4.1"], "ssd_resnet34").to_dict()["params"]}
+
+
+def test_explore_rebuilds_from_the_warehouse_alone(v41_warehouse, tmp_path, capsys):
+    from mlperf_scaling.cli import main
+
+    reports = tmp_path / "reports"
+    (reports / "v4.1").mkdir(parents=True)
+    (reports / "v4.1" / "index.html").write_text("<html></html>")  # a round page is there: its explorer is written beside it
+    assert main(["explore", "--warehouse", str(v41_warehouse), "--reports", str(reports)]) == 0
+    assert "1 round pages" in capsys.readouterr().out
+    data = json.loads((reports / DATA).read_text())
+    assert len(data["points"]) == _count(v41_warehouse, "select count(*) from scores where time_to_train_min is not null") == 153
+    assert {"v4.1"} == {p["round"] for p in data["points"]}
+    # every fitted Amdahl group of the round has its curve
+    assert {(f["benchmark_canonical"], f["accelerator_group"]) for f in data["fits"]} == {
+        tuple(r) for r in pl.read_database("select distinct e.benchmark_canonical, f.accelerator_group from scaling_fits f join efficiency e "
+                                           "using (round, benchmark, accelerator_group) where f.model = 'amdahl' and f.status = 'fitted'",
+                                           connect(v41_warehouse, read_only=True)).iter_rows()}
+    page = (reports / PAGE).read_text()
+    assert re.findall(r'(?:src|href)="([^"]+)"', page) == ["index.html", "explore.json", "vega-embed.js"]  # nothing from a network
+    assert '<script src="../vega-embed.js">' in (reports / "v4.1" / PAGE).read_text()
+    sizes = sum(p.stat().st_size for p in (reports / BUNDLE, reports / DATA, reports / PAGE, reports / "v4.1" / PAGE))
+    assert sizes < 3_000_000
+    assert main(["explore", "--warehouse", str(tmp_path / "none.duckdb"), "--reports", str(reports)]) == 2
+    assert capsys.readouterr().err.startswith("mlperf-scaling: no warehouse at")
+
+
+def _open(browser, path):
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    asked: list[str] = []
+    # the network off: anything but the files beside the page is refused (and recorded)
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else (asked.append(route.request.url), route.abort()))
+    page.goto(path.resolve().as_uri())
+    page.wait_for_function("document.body.dataset.ready === 'yes'", timeout=30_000)
+    return page, errors, asked
+
+
+POINTS = "g.mark-symbol.role-mark path"
+
+
+def test_the_explorer_shows_every_scored_row_and_names_the_system_on_hover(browser, v41_reports, v41_warehouse):
+    page, errors, asked = _open(browser, v41_reports / PAGE)
+    page.select_option("select[name=pick_workload]", "llama2_70b_lora")
+    page.wait_for_timeout(300)
+    assert page.locator(POINTS).count() == _count(v41_warehouse, LLAMA_V41) == 29
+    point = page.locator(f'{POINTS}[aria-label^="NVIDIA / eos_n128_ngc24.09_nemo,"]')
+    point.hover()
+    tooltip = page.locator("#vg-tooltip-element")
+    tooltip.wait_for(state="visible")
+    text = tooltip.inner_text()
+    assert "NVIDIA / eos_n128_ngc24.09_nemo" in text and "1,024" in text and "1.188 min" in text and "energy" not in text
+    # a group: its points only, with its Amdahl curve and band
+    page.select_option("select[name=pick_group]", "H100-SXM")
+    page.wait_for_timeout(300)
+    h100 = "select count(*) from efficiency where benchmark_canonical = 'llama2_70b_lora' and accelerator_group = 'H100-SXM'"
+    assert page.locator(POINTS).count() == _count(v41_warehouse, h100) == 20
+    assert page.evaluate("[...document.querySelectorAll('g.mark-line.role-mark path, g.mark-area.role-mark path')].filter(p => (p.getAttribute('d') || '').length > 20).length") >= 2
+    # energy on the y axis: only the systems that measured it
+    page.get_by_label("energy to train (kWh)").check()
+    page.wait_for_timeout(300)
+    measured = h100 + " and energy_kj is not null"
+    assert page.locator(POINTS).count() == _count(v41_warehouse, measured) == 1
+    page.screenshot(path=str(v41_reports / "explore.png"))
+    assert errors == [] and asked == []
+    page.close()
+
+
+def test_the_round_explorer_opens_beside_its_report(browser, v41_reports, v41_warehouse):
+    assert 'href="explore.html"' in (v41_reports / "v4.1" / "index.html").read_text()
+    assert 'href="explore.html"' in (v41_reports / "index.html").read_text()
+    page, errors, asked = _open(browser, v41_reports / "v4.1" / PAGE)
+    assert page.locator("select[name=pick_round]").count() == 0
+    page.select_option("select[name=pick_workload]", "llama2_70b_lora")
+    page.wait_for_timeout(300)
+    assert page.locator(POINTS).count() == 29 and page.locator("#empty").is_hidden()
+    # an empty plane says why: no v4.1 BERT system measured its energy
+    page.select_option("select[name=pick_workload]", "bert")
+    page.get_by_label("energy to train (kWh)").check()
+    page.locator("#empty").wait_for(state="visible")
+    assert page.locator(POINTS).count() == 0 and "No energy was measured" in page.locator("#empty").inner_text()
+    assert errors == [] and asked == []
+    page.close()
