@@ -25,6 +25,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
+# Services of a temporary API that nobody reads, each a writer to its SQLite file: automations (triggers and their
+# actions) and the event feed (event_persister; task runs are recorded from the event stream by task_run_recorder, which
+# stays). With them, a main job stood still for 58 s on "database is locked" in the triggers' periodic evaluation.
+_QUIET_SERVICES = {"PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false", "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false"}
 
 
 class TemporaryApi:
@@ -48,7 +52,7 @@ class TemporaryApi:
             [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent), "--factory",
              "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error",
              "--lifespan", "on"],
-            env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
+            env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1", **_QUIET_SERVICES},
             preexec_fn=_end_with_parent,  # noqa: PLW1509  # a prctl call only (Linux), nothing that takes a lock
         )
 
