@@ -59,7 +59,11 @@ def end_at_once_on_signals(command: str) -> Iterator[None]:
                 return
             for signum in received:
                 if signum in _SIGNALS:
-                    os.write(sys.stderr.fileno(), _message(command, signum))
+                    # the line is the last one: stderr goes to /dev/null first, for the other threads (Prefect logs
+                    # "Crashed" as the same signal reaches its engine, and could otherwise print after it)
+                    own = os.dup(sys.stderr.fileno())
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+                    os.write(own, _message(command, signum))
                     os._exit(128 + signum)  # the draft of a round being written is dropped by the next writer
 
     watcher = threading.Thread(target=watch, name="interrupts", daemon=True)

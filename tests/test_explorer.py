@@ -120,6 +120,11 @@ def test_the_round_explorer_opens_beside_its_report(browser, v41_reports, v41_wa
     page.select_option("select[name=pick_workload]", "llama2_70b_lora")
     page.wait_for_timeout(300)
     assert page.locator(POINTS).count() == 29 and page.locator("#empty").is_hidden()
+    # the group picker offers the workload's groups only
+    offered = page.evaluate("[...document.querySelector('select[name=pick_group]').options].filter(o => !o.hidden).map(o => o.value)")
+    llama_groups = "select distinct accelerator_group from efficiency where benchmark_canonical = 'llama2_70b_lora'"
+    with connect(v41_warehouse, read_only=True) as connection:
+        assert set(offered) == {"all groups", *(g for (g,) in connection.execute(llama_groups).fetchall())}
     # an empty plane says why: no v4.1 BERT system measured its energy
     page.select_option("select[name=pick_workload]", "bert")
     page.get_by_label("energy to train (kWh)").check()

@@ -280,4 +280,7 @@ def write_index(folder: Path, page: str) -> Path:
 def render_explorer(title: str, spec: str, top: str, n_points: int) -> str:
     """An explorer page around its Vega-Lite spec (JSON, made safe for a script element by the caller); `top` leads
     from the page's folder to reports/ ("" or "../")."""
-    return _templates().get_template("explore.html.j2").render(title=title, spec=spec, top=top, in_round=bool(top), n_points=n_points, note=NOTE)
+    from mlperf_scaling.tasks.publish.explorer import ALL_GROUPS, ALL_ROUNDS
+
+    return _templates().get_template("explore.html.j2").render(title=title, spec=spec, top=top, in_round=bool(top), n_points=n_points, note=NOTE,
+                                                                all_rounds=ALL_ROUNDS, all_groups=ALL_GROUPS)
