@@ -282,7 +282,9 @@ def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path, args=["--no-sandbox", "--disable-gpu"])
+        # the flags STACK_NOTES.md found to work here; no background traffic of the browser's own
+        flags = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        launched = playwright.chromium.launch(executable_path=chromium_path, args=flags)
         yield launched
         launched.close()
 
