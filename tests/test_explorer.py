@@ -69,7 +69,7 @@ def test_explore_rebuilds_from_the_warehouse_alone(v41_warehouse, tmp_path, caps
     assert capsys.readouterr().err.startswith("mlperf-scaling: no warehouse at")
 
 
-def _open(browser, path):
+def _open(browser, path, fragment=""):
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
@@ -77,7 +77,7 @@ def _open(browser, path):
     asked: list[str] = []
     # the network off: anything but the files beside the page is refused (and recorded)
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else (asked.append(route.request.url), route.abort()))
-    page.goto(path.resolve().as_uri())
+    page.goto(path.resolve().as_uri() + fragment)
     page.wait_for_function("document.body.dataset.ready === 'yes'", timeout=30_000)
     return page, errors, asked
 
@@ -108,6 +108,18 @@ def test_the_explorer_shows_every_scored_row_and_names_the_system_on_hover(brows
     measured = h100 + " and energy_kj is not null"
     assert page.locator(POINTS).count() == _count(v41_warehouse, measured) == 1
     assert page.screenshot(path=str(tmp_path / "explore.png"))  # rendered; the ones looked at are described in the README
+    assert errors == [] and asked == []
+    page.close()
+
+
+def test_a_link_opens_the_explorer_on_its_view(browser, v41_reports):
+    # the round page links each workload's section to its view
+    assert 'href="explore.html#workload=llama2_70b_lora"' in (v41_reports / "v4.1" / "index.html").read_text()
+    page, errors, asked = _open(browser, v41_reports / "v4.1" / PAGE, "#workload=llama2_70b_lora&group=H100-SXM&axis=accelerator_hours")
+    page.wait_for_function("document.querySelector('select[name=pick_group]').value === 'H100-SXM'")
+    assert page.locator("select[name=pick_workload]").input_value() == "llama2_70b_lora"
+    assert page.locator(POINTS).count() == 20 and page.get_by_role("radio", name="accelerator-hours").is_checked()
+    assert "accelerator-hours against accelerators" in page.locator("#explorer").inner_text()
     assert errors == [] and asked == []
     page.close()
 

@@ -198,6 +198,7 @@ def render_index(
         name = benchmark_name(benchmark, round_name)
         sections.append({
             "benchmark": benchmark,
+            "canonical": group["benchmark_canonical"][0] if group.height else name.canonical_name,
             "title": name.model,
             "task": name.task,
             "n_systems": row["n_systems"],
