@@ -11,6 +11,7 @@ opened from disk may not fetch a file) and in explore.json beside it, for other 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Iterable
@@ -172,6 +173,7 @@ def _bundle_versions() -> str:
     return f"// vega-embed bundle: vl-convert-python {version('vl-convert-python')}, Vega-Lite {alt.SCHEMA_VERSION}\n"
 
 
+@functools.cache  # a process that publishes several report folders (watch, the tests) bundles once
 def bundle_script() -> str:
     """Vega, Vega-Lite (the version Altair writes) and vega-embed in one script, from vl-convert."""
     import vl_convert
