@@ -25,12 +25,12 @@ from altair.utils.schemapi import debug_mode
 from mlperf_scaling.reference.lookup import canonical_benchmark
 from mlperf_scaling.rounds import sorted_rounds
 from mlperf_scaling.tasks.metrics.fits import amdahl_time_band
-from mlperf_scaling.tasks.publish.labels import NOTE
+from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, NOTE
+from mlperf_scaling.tasks.publish.report import render_explorer
 
 BUNDLE = "vega-embed.js"
 PAGE = "explore.html"
 DATA = "explore.json"
-ALL_ROUNDS, ALL_GROUPS = "all rounds", "all groups"
 # the y axes a reader can switch between: column, axis title
 Y_AXES = {"time_to_train_min": "time to train (minutes)", "accelerator_hours": "accelerator-hours", "energy_kwh": "energy to train (kWh)"}
 _SIGNIFICANT = 5  # digits kept in the page's data: more than a hover shows, at a third of the size
@@ -208,8 +208,6 @@ def _spec_json(chart: alt.TopLevelMixin, data: dict[str, Any], validate: bool) -
 
 def write_explorer(folder: Path, data: dict[str, Any], default_workload: str, title: str, top: str, rounds: Iterable[str], validate: bool = True) -> Path:
     """folder/explore.html showing `data`; `top` is the way from the folder to reports/ ("" or "../")."""
-    from mlperf_scaling.tasks.publish.report import render_explorer
-
     chart = explorer_chart(data, list(rounds), default_workload)
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / PAGE

@@ -9,6 +9,7 @@ NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPer
 DEFAULT_FORMATS = ("png",)  # what the pages show; "svg" too with MLPERF_PLOT_FORMATS="png svg"
 PLOT_KINDS = ("scaling", "time", "energy", "systems", "efficiency")
 MIN_ENERGY_POINTS = 2  # fewer, and the energy plot is a sentence on the page instead
+ALL_ROUNDS, ALL_GROUPS = "all rounds", "all groups"  # the explorer's pickers, unpicked
 
 def workload_label(benchmark: str, round_name: str) -> str:
     """The workload by its model's name: `RetinaNet`, with the folder where it differs: `RetinaNet (ssd)`."""

@@ -13,7 +13,7 @@ import jinja2
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
-from mlperf_scaling.tasks.publish.labels import MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
+from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
     "scaling": "Within each comparable accelerator group: efficiency against the group's smallest configuration, the Amdahl fit "
@@ -281,7 +281,5 @@ def write_index(folder: Path, page: str) -> Path:
 def render_explorer(title: str, spec: str, top: str, n_points: int) -> str:
     """An explorer page around its Vega-Lite spec (JSON, made safe for a script element by the caller); `top` leads
     from the page's folder to reports/ ("" or "../")."""
-    from mlperf_scaling.tasks.publish.explorer import ALL_GROUPS, ALL_ROUNDS
-
     return _templates().get_template("explore.html.j2").render(title=title, spec=spec, top=top, in_round=bool(top), n_points=n_points, note=NOTE,
                                                                 all_rounds=ALL_ROUNDS, all_groups=ALL_GROUPS)
