@@ -91,10 +91,10 @@ def plan_rows(plan: Plan, price: float | None) -> pl.DataFrame:
         "efficiency_high": r.efficiency_high, "accelerator_hours": r.accelerator_hours, "basis": r.basis,
     }])
     frames = [measured, fit, recommended]
-    if plan.prediction is not None:
-        p = plan.prediction
-        frames.append(pl.DataFrame([{"kind": "predicted", **asdict(p), "accelerator_hours": p.accelerators * p.time_min / 60}])
-                      .rename({"model": "basis"}))
+    for kind, p in (("predicted", plan.prediction), ("predicted_other_model", plan.other_prediction)):
+        if p is not None:
+            frames.append(pl.DataFrame([{"kind": kind, **asdict(p), "accelerator_hours": p.accelerators * p.time_min / 60}])
+                          .rename({"model": "basis"}))
     rows = pl.concat([frame for frame in frames if frame.width], how="diagonal_relaxed")
     if price is not None:
         rows = rows.with_columns(cost_usd=pl.col("accelerator_hours") * price)
@@ -108,6 +108,13 @@ def _plain(value: object) -> object:
     if item is None:
         raise TypeError(f"{type(value).__name__} in a plan")
     return item()
+
+
+def _predicted(p, backtest: dict[str, tuple[float, int]]) -> str:
+    error = backtest.get(p.model)
+    batch = f" at a global batch of {p.global_batch:,.0f}" if p.global_batch is not None else ""
+    return (f"{p.time_min:,.2f} min [{p.time_min_low:,.2f}, {p.time_min_high:,.2f}]{batch}, by the {p.model} model"
+            + (f" (backtest median error {error[0]:.1f} %)" if error else ""))
 
 
 def plan_document(plan: Plan, price: float | None) -> dict:
@@ -126,6 +133,7 @@ def plan_document(plan: Plan, price: float | None) -> dict:
         "recommendation": asdict(plan.recommendation),
         "backtest": {model: {"median_abs_error_pct": error, "counts": counts} for model, (error, counts) in plan.backtest.items()},
         "prediction": None if plan.prediction is None else asdict(plan.prediction),
+        "other_prediction": None if plan.other_prediction is None else asdict(plan.other_prediction),
         "derived": "Derived, not official MLPerf results.",
     }
 
@@ -200,13 +208,15 @@ def _print(plan: Plan, console: Console, price: float | None) -> None:
         console.print("Backtest: fewer than four accelerator counts measured, so no count can be left out and predicted.")
     if plan.prediction is not None:
         p = plan.prediction
-        error = plan.backtest.get(p.model)
-        batch = f" at a global batch of {p.global_batch:,.0f}" if p.global_batch is not None else ""
-        console.print(
-            f"[bold]Predicted[/bold] {p.accelerators:,} {s.accelerator_group}: {p.time_min:,.2f} min [{p.time_min_low:,.2f}, "
-            f"{p.time_min_high:,.2f}]{batch}, by the {p.model} model"
-            + (f" (backtest median error {error[0]:.1f} %)" if error else "")
-            + ("; measured too, see above" if p.measured else "; predicted, not measured") + "."
-        )
+        best = s.rows.filter(pl.col("accelerators") == p.accelerators)["time_to_train_min"].min() if p.measured else None
+
+        def off(q) -> str:
+            return f" ({100 * (q.time_min / best - 1):+.1f} %)" if isinstance(best, float) else ""
+
+        measured = f"; measured too: best {best:,.2f} min{off(p)}" if isinstance(best, float) else "; predicted, not measured"
+        console.print(f"[bold]Predicted[/bold] {p.accelerators:,} {s.accelerator_group}: {_predicted(p, plan.backtest)}{measured}.")
+        if plan.other_prediction is not None:
+            q = plan.other_prediction
+            console.print(f"The other model: {_predicted(q, plan.backtest)}" + (f"; against the best measured{off(q)}" if off(q) else "") + ".")
     if pl.Series(s.rows["is_complete"]).not_().any():
         console.print("Some scores count fewer runs than the rules require (scored_incomplete).")

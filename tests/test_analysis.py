@@ -163,7 +163,8 @@ def test_v41_a_known_efficiency(v41_analysis):
 def test_v41_throughput_times_convergence_is_the_efficiency(v41_analysis):
     _, efficiency, _ = v41_analysis
     split = efficiency.filter(pl.col("throughput_part").is_not_null())
-    assert split.height == 149 and efficiency.height == 153  # 4 systems (groups) without samples logged
+    # every system: Google's TPU v5p Stable Diffusion logs give samples only on the line the rules join
+    assert split.height == 153 and efficiency.height == 153
     product = split["throughput_part"] * split["convergence_part"]
     assert (product - split["efficiency_group"]).abs().max() < 1e-9
 
@@ -232,7 +233,7 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     answer = page[page.index('<section id="answer"'):page.index('<section id="bert">')]
     assert "<td>H100-SXM</td>" in answer and "Llama 2 70B LoRA (llama2_70b_lora)" in answer
     # next to each answer, how well the planner predicted the group's measured counts (v4.1 Llama 2 LoRA: 8 counts)
-    assert "backtest: median error" in answer and "amdahl on time 6.2 %, two-part 10.3 % (8 counts)" in answer
+    assert "backtest: median error" in answer and "amdahl on time 6.2 %, two-part 11.3 % (8 counts)" in answer
     assert pl.read_csv(folder / "plan_backtest.csv").filter(pl.col("benchmark") == "llama2_70b_lora").height >= 16
     recommendations = pl.read_csv(folder / "recommendations.csv")
     llama = recommendations.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")).row(0, named=True)

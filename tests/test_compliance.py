@@ -163,3 +163,27 @@ def test_each_round_says_which_rules_judge_it(round_name, coverage, note):
     rules = rules_for_round(round_name)
     assert rules.coverage is coverage
     assert (rules.note is None) if note is None else rules.note.startswith(note)
+
+
+def _samples_to_converge(data: bytes, ruleset: str) -> float | None:
+    from mlperf_scaling.tasks.score.compliance import ComplianceJudge
+    from mlperf_scaling.tasks.score.convergence import run_convergence
+
+    judge = ComplianceJudge(ruleset)
+    facts = parse_log(data, judge.keep, judge.decode)
+    return run_convergence(facts, judge(facts)).samples
+
+
+@pytest.mark.parametrize("first_fails", [False, True])
+def test_stable_diffusion_converges_where_the_rcp_checker_says(tmp_path, first_fails):
+    # the first evaluation (2,560,000 samples) passes as logged; made to fail, the run converges at the next one
+    from mlperf_logging.rcp_checker.rcp_checker import read_submission_file
+
+    failing = lambda e: {**e, "value": 95.0} if e.get("metadata", {}).get("metric") == "FID" and e["metadata"]["samples_count"] == 2560000 else e  # noqa: E731
+    data = mutate(DIFFUSION, failing) if first_fails else DIFFUSION.read_bytes()
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(data)
+    not_converged, official_samples, _, _ = read_submission_file(str(path), "4.1.0", False)
+    assert not not_converged
+    assert official_samples == (3072000 if first_fails else 2560000)
+    assert _samples_to_converge(data, "4.1.0") == official_samples

@@ -186,12 +186,15 @@ def test_plan_writes_csv_and_json(v41_warehouse, capsys):
     assert cli.main([*argv, "--format", "csv"]) == 0
     rows = pl.read_csv(capsys.readouterr().out.encode())
     kinds = rows["kind"].value_counts().sort("kind")
-    assert dict(kinds.iter_rows()) == {"fit": 10, "measured": 20, "predicted": 1, "recommended": 1}
+    assert dict(kinds.iter_rows()) == {"fit": 10, "measured": 20, "predicted": 1, "predicted_other_model": 1, "recommended": 1}
+    models = rows.filter(pl.col("kind").str.starts_with("predicted"))["basis"].to_list()
+    assert sorted(models) == ["amdahl on time", "two-part"]
     assert rows.filter(pl.col("kind") == "recommended")["accelerators"].to_list() == [128]
     assert rows.filter(pl.col("kind") == "measured")["accelerators"].max() == 1024
     assert cli.main([*argv, "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert (document["round"], document["accelerator_group"], len(document["measured"])) == ("v4.1", "H100-SXM", 20)
     assert document["recommendation"]["accelerators"] == 128 and document["prediction"]["accelerators"] == 256
+    assert document["other_prediction"]["accelerators"] == 256 and document["other_prediction"]["model"] != document["prediction"]["model"]
     assert document["recommendation"]["sentence"].startswith("128 H100-SXM: 3.0 min")
     assert "time_min_low" not in document["measured"][0]  # a part keeps only the fields it has

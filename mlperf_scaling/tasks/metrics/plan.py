@@ -169,31 +169,39 @@ class Plan:
     fit_note: str | None  # why there is no curve
     backtest: dict[str, tuple[float, int]] = field(default_factory=dict)  # model -> (median |error| %, counts)
     prediction: Prediction | None = None
+    other_prediction: Prediction | None = None  # the same count by the other model, where it can be made
 
 
-def predict_at(selection: Selection, accelerators: int, global_batch: float | None, backtest: dict[str, tuple[float, int]]) -> Prediction:
-    """The predicted time at a count: by the two-part model where the group's logs allow one and it backtested no worse
-    than the Amdahl fit on time (or nothing was backtested), else by the Amdahl fit; PlanError when neither can be made."""
+def predict_at(selection: Selection, accelerators: int, global_batch: float | None,
+               backtest: dict[str, tuple[float, int]]) -> tuple[Prediction, Prediction | None]:
+    """The predicted time at a count by each model that can be made, the one to go by first: the two-part model where
+    the group's logs allow one and it backtested no worse than the Amdahl fit on time (or nothing was backtested, or
+    the user named the batch), else the Amdahl fit. Both are returned: where they disagree, that is worth seeing.
+    PlanError when neither can be made."""
     rows, _ = apart_series(selection.rows)
-    ruleset = ruleset_name(selection.round)
-    two_part = two_part_model(rows, ruleset, selection.benchmark)
+    two_part = two_part_model(rows, ruleset_name(selection.round), selection.benchmark)
     if global_batch is not None and two_part is None:
         raise PlanError(f"--global-batch needs the samples and batch sizes of the group's logs, which {selection.round} "
                         f"{selection.benchmark} on {selection.accelerator_group} does not have")
-    prefer_two_part = two_part is not None and (
-        global_batch is not None or TWO_PART not in backtest or AMDAHL_TIME not in backtest or backtest[TWO_PART][0] <= backtest[AMDAHL_TIME][0])
     measured = accelerators in set(rows["accelerators"].to_list())
-    if prefer_two_part:
-        assert two_part is not None
+    found: dict[str, Prediction] = {}
+    if two_part is not None:
         time_min, low, high, batch = two_part.predict(float(accelerators), global_batch)
-        return Prediction(accelerators, TWO_PART, time_min, low, high, batch, measured)
+        found[TWO_PART] = Prediction(accelerators, TWO_PART, time_min, low, high, batch, measured)
     n = rows["accelerators"].to_numpy().astype(float)
-    if len(np.unique(n)) < MIN_DISTINCT_COUNTS:
+    if len(np.unique(n)) >= MIN_DISTINCT_COUNTS:
+        fit = bootstrap_amdahl(n, rows["time_to_train_min"].to_numpy().astype(float))
+        time_min, low, high = fit.time_interval(float(accelerators))
+        found[AMDAHL_TIME] = Prediction(accelerators, AMDAHL_TIME, time_min, low, high, None, measured)
+    if not found:
         raise PlanError(f"{len(np.unique(n))} accelerator count(s) measured for {selection.accelerator_group}: too few to predict "
                         f"{accelerators:,} (at least {MIN_DISTINCT_COUNTS}, or samples and batch sizes in the logs)")
-    fit = bootstrap_amdahl(n, rows["time_to_train_min"].to_numpy().astype(float))
-    time_min, low, high = fit.time_interval(float(accelerators))
-    return Prediction(accelerators, AMDAHL_TIME, time_min, low, high, None, measured)
+    prefer_two_part = TWO_PART in found and (
+        global_batch is not None or TWO_PART not in backtest or AMDAHL_TIME not in backtest or backtest[TWO_PART][0] <= backtest[AMDAHL_TIME][0])
+    first = found[TWO_PART] if prefer_two_part else found.get(AMDAHL_TIME, found.get(TWO_PART))
+    assert first is not None
+    other = next((prediction for model, prediction in found.items() if model != first.model), None)
+    return first, other
 
 
 def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float | None = None,
@@ -203,8 +211,8 @@ def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float 
     backtest = backtest_summary(pl.DataFrame(backtest_group(selection.rows, ruleset_name(selection.round), selection.benchmark),
                                              schema=_BACKTEST_ROW) if selection.rows.height else pl.DataFrame(schema=_BACKTEST_ROW))
     plan = _plan(selection, threshold, deadline_min, max_accelerators)
-    prediction = predict_at(selection, accelerators, global_batch, backtest) if accelerators is not None else None
-    return Plan(plan.selection, plan.recommendation, plan.curve, plan.fit_note, backtest, prediction)
+    prediction, other = predict_at(selection, accelerators, global_batch, backtest) if accelerators is not None else (None, None)
+    return Plan(plan.selection, plan.recommendation, plan.curve, plan.fit_note, backtest, prediction, other)
 
 
 _BACKTEST_ROW = {"accelerators": pl.Int64, "model": pl.String, "measured_min": pl.Float64, "predicted_min": pl.Float64,

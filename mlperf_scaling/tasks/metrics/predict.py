@@ -9,10 +9,15 @@
   ruleset in mlperf-logging (`rcp_checker/training_X.Y.0/rcps_<benchmark>.json`), read by the official RCP checker
   itself (its olympic means and its pruning), and interpolated linearly in batch size as it interpolates. RCPs count
   epochs or samples and a run logs samples or epochs: the curve is scaled to the group's own logs (the median ratio of
-  a system's logged count to the RCP at its batch). Past the RCPs' largest batch the last segment is extended, and
-  said; with no RCPs, the measured (batch, samples) points are the curve.
-* The batch N implies: each measured configuration's batch per accelerator, interpolated in log N between the counts
-  measured (the nearest one's beyond them), or the batch the user names.
+  a system's logged count to the RCP at its batch). The measured runs add points where the RCPs have none: at a batch
+  between (or beyond) the RCPs' batches, the median of the group's own runs at it, unscaled. A run there may need more
+  than the line between two RCPs says (v4.1 Llama 2 LoRA on 512 H100: 8,976 samples at batch 64, the RCPs' line
+  7,131). Past the last point the last segment is extended, and said; with no RCPs, the measured points are the curve.
+* The batch N implies: the measured global batch (median over a count's systems), interpolated in log batch against
+  log N between the counts measured; beyond them the nearest count's batch is kept, since how a submitter would grow
+  (or cap) the batch past its largest run is not in the data (`--global-batch` names another). Growing it with N at
+  the last batch per accelerator instead, capped at the RCPs' largest batch or not, predicted worse in the backtest
+  (README, "How well the planner predicts").
 
 The backtest leaves each measured count of a group out in turn (groups with four counts or more), predicts its best
 time from the rest with this model and with the Amdahl fit on time, and keeps both errors (`plan_backtest`).
@@ -77,17 +82,11 @@ class TwoPartModel:
     throughput: AmdahlBootstrap  # on seconds per sample
     convergence: ConvergenceModel
     counts: np.ndarray  # measured distinct accelerator counts
-    batch_per_accelerator: np.ndarray  # their global batch per accelerator (median over systems)
+    global_batches: np.ndarray  # their global batch (median over a count's systems)
 
     def batch(self, n: float) -> float:
-        """The global batch N implies: the measured batch per accelerator, interpolated in log N."""
-        if len(self.counts) == 1 or n <= self.counts[0]:
-            per = self.batch_per_accelerator[0] if n <= self.counts[0] else self.batch_per_accelerator[-1]
-        elif n >= self.counts[-1]:
-            per = self.batch_per_accelerator[-1]
-        else:
-            per = float(np.interp(math.log(n), np.log(self.counts), self.batch_per_accelerator))
-        return per * n
+        """The global batch N implies: log-log between the measured counts, the nearest count's beyond them."""
+        return float(np.exp(np.interp(math.log(n), np.log(self.counts), np.log(self.global_batches))))
 
     def predict(self, n: float, batch: float | None = None) -> tuple[float, float, float, float]:
         """(minutes, low, high, batch) at N: the throughput interval from the bootstrap, the convergence at the batch."""
@@ -117,15 +116,18 @@ def two_part_model(rows: pl.DataFrame, ruleset: str, benchmark: str, resamples: 
     batches = rows["global_batch_size"].to_numpy().astype(float)
     measured = rows[unit].to_numpy().astype(float)
     curve = rcp_curve(ruleset, benchmark)
+    by_batch = pl.DataFrame({"b": batches, "s": measured}).group_by("b").agg(pl.col("s").median()).sort("b")
     if len(curve) >= 2:
         xs, ys = np.array([c[0] for c in curve]), np.array([c[1] for c in curve])
         scale = float(np.median([m / _interpolate(b, xs, ys)[0] for b, m in zip(batches, measured, strict=True)]))
-        convergence = ConvergenceModel(xs, ys * scale, f"RCPs of training_{ruleset}")
+        added = by_batch.filter(~pl.col("b").is_in(xs.tolist()))
+        points = pl.concat([pl.DataFrame({"b": xs, "s": ys * scale}), added]).sort("b")
+        source = f"RCPs of training_{ruleset}" + (f" and the runs at {added.height} more batch size(s)" if added.height else "")
+        convergence = ConvergenceModel(points["b"].to_numpy(), points["s"].to_numpy(), source)
     else:
-        by_batch = pl.DataFrame({"b": batches, "s": measured}).group_by("b").agg(pl.col("s").median()).sort("b")
         convergence = ConvergenceModel(by_batch["b"].to_numpy(), by_batch["s"].to_numpy(), "measured runs")
-    per = (pl.DataFrame({"n": n, "per": batches / n}).group_by("n").agg(pl.col("per").median()).sort("n"))
-    return TwoPartModel(throughput, convergence, per["n"].to_numpy(), per["per"].to_numpy())
+    per_count = pl.DataFrame({"n": n, "batch": batches}).group_by("n").agg(pl.col("batch").median()).sort("n")
+    return TwoPartModel(throughput, convergence, per_count["n"].to_numpy(), per_count["batch"].to_numpy())
 
 
 def backtest_group(rows: pl.DataFrame, ruleset: str, benchmark: str) -> list[dict]:

@@ -305,12 +305,18 @@ class _Checker:
 
 
 def _convergence_point(line: tuple, lines: list) -> dict:
-    """samples_count and epoch_num where a log first met its target. A joined Stable Diffusion line carries only
-    its step_num: the evaluation lines of that step hold the counts."""
+    """samples_count and epoch_num where a log first met its target. A Stable Diffusion line joined by the rules
+    carries the samples_count it joined on (rulesets 4.0 and later), or only its step_num (3.1): then the evaluation
+    lines of that step hold the counts."""
     metadata = line[VALUE].get("metadata") if isinstance(line[VALUE], dict) else None
     if line[KEY] == "aggregated_eval_accuracy" and isinstance(line[VALUE], dict) and isinstance(line[VALUE].get("value"), dict):
-        step = line[VALUE]["value"].get("step_num")
-        for other in lines:
+        joined = line[VALUE]["value"]
+        if "samples_count" in joined:
+            return {"samples_count": joined["samples_count"]}
+        # a log whose evaluations name no step must not match a joined line without one: None == None
+        step = joined.get("step_num")
+        metadata = {}
+        for other in lines if step is not None else ():
             other_metadata = other[VALUE].get("metadata") if other[KEY] == "eval_accuracy" and isinstance(other[VALUE], dict) else None
             if isinstance(other_metadata, dict) and other_metadata.get("step_num") == step:
                 metadata = other_metadata

@@ -20,7 +20,7 @@ comment on column plan_backtest.round is 'MLPerf round, e.g. v4.1';
 comment on column plan_backtest.benchmark is 'benchmark folder';
 comment on column plan_backtest.accelerator_group is 'comparable accelerator group, e.g. H100-SXM';
 comment on column plan_backtest.accelerators is 'the count left out and predicted';
-comment on column plan_backtest.model is 'two-part (seconds per sample against N x samples to converge at the batch N implies, from the RCPs) or amdahl on time';
+comment on column plan_backtest.model is 'two-part (seconds per sample against N x samples to converge at the batch N implies, from the RCPs and the group''s runs) or amdahl on time';
 comment on column plan_backtest.measured_min is 'the best official time measured at that count';
 comment on column plan_backtest.predicted_min is 'predicted from the other counts; null where the model cannot be made from them (no samples or batch logged)';
 comment on column plan_backtest.predicted_low_min is '5 % bootstrap bound of the prediction (throughput part only for the two-part model)';
