@@ -17,6 +17,7 @@ from rich.console import Console
 
 from mlperf_scaling.interrupts import end_at_once_on_signals
 from mlperf_scaling.settings import Settings
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 
 _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_WAREHOUSE     the DuckDB file (data/mlperf.duckdb)
@@ -26,7 +27,7 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_REMOTE_BASE   prefix of the round repositories (https://github.com/mlcommons/)
   MLPERF_OFFLINE       1: never use the network (rounds from the mirror only)
   MLPERF_ALLOW_SHRINK  1: a new version of a loaded round may hold far less than the loaded one
-  MLPERF_PLOT_FORMATS  plot files: png (default), or "png svg" for vector copies too
+  MLPERF_PLOT_FORMATS  plot files: svg (default; text kept as text), or "svg png" for PNG copies too
   MLPERF_WORKERS       worker processes for parsing and for drawing (default: every CPU this process may use)
   MLPERF_TASK_RUNNER   local (default: this machine's worker pools) or dask (each batch and figure a Prefect task)
   MLPERF_DASK_ADDRESS  the scheduler of a Dask cluster for MLPERF_TASK_RUNNER=dask (default: a local cluster)
@@ -386,7 +387,7 @@ def _explore(warehouse: Path, reports: Path, open_page: bool) -> int:
     return 0
 
 
-def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5, plot_formats: tuple[str, ...] = ("png",)) -> int:
+def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5, plot_formats: tuple[str, ...] = DEFAULT_FORMATS) -> int:
     if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
         print(f"mlperf-scaling: {problem}", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from mlperf_scaling.rounds import repository_name, round_key
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, FORMATS
 
 PUBLIC_REMOTE_BASE = "https://github.com/mlcommons/"
 
@@ -26,8 +27,8 @@ class Settings(BaseSettings):
     remote_base: str = Field(PUBLIC_REMOTE_BASE, description="prefix of the round repositories")
     # None: every round the source holds (each training_results_vX.Y of the mirror, or every round published)
     rounds: Annotated[list[str] | None, NoDecode] = Field(None, description="rounds to run, space-separated")
-    # the pages show PNG; SVG (vector) on request: each format drawn costs its own rendering
-    plot_formats: Annotated[tuple[str, ...], NoDecode] = Field(("png",), description="plot file formats, space-separated: png, svg")
+    # the pages show SVG; PNG too on request: each format drawn costs its own rendering
+    plot_formats: Annotated[tuple[str, ...], NoDecode] = Field(DEFAULT_FORMATS, description="plot file formats, space-separated: svg, png")
     offline: bool = Field(False, description="never use the network: every round from the mirror (or a local source)")
     # A new version of a loaded round with no systems or runs, or with a quarter fewer scores, is refused unless allowed.
     allow_shrink: bool = Field(False, description="load a new version of a round even when it holds much less than the loaded one")
@@ -49,9 +50,9 @@ class Settings(BaseSettings):
     def _split_formats(cls, value: object) -> object:
         formats = tuple(value.split()) if isinstance(value, str) else tuple(value) if isinstance(value, (list, tuple)) else value
         if isinstance(formats, tuple):
-            unknown = [f for f in formats if f not in ("png", "svg")]
-            if unknown or "png" not in formats:
-                raise ValueError(f"png, and svg if wanted; not {' '.join(formats) or 'nothing'}")
+            unknown = [f for f in formats if f not in FORMATS]
+            if unknown or not formats or len(set(formats)) < len(formats):
+                raise ValueError(f"svg, png or both; not {' '.join(formats) or 'nothing'}")
         return formats
 
     @field_validator("mirror")

@@ -225,8 +225,9 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     for benchmark in ("bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"):
         assert f'<section id="{benchmark}">' in page
         for kind in ("scaling", "systems", "efficiency", "time"):
-            assert (folder / "plots" / f"{benchmark}_{kind}.png").is_file()
-            assert not (folder / "plots" / f"{benchmark}_{kind}.svg").exists()  # drawn only when asked for
+            assert (folder / "plots" / f"{benchmark}_{kind}.svg").is_file()
+            assert not (folder / "plots" / f"{benchmark}_{kind}.png").exists()  # drawn only when asked for
+            assert f'<img src="plots/{benchmark}_{kind}.svg"' in page
     assert pl.read_csv(folder / "efficiency.csv").height == 153
     # the page answers first: the recommendation table comes before any benchmark's section
     assert page.index('<section id="answer"') < page.index('<section id="bert">')
@@ -293,3 +294,34 @@ def test_counts_batches_and_knees_print_as_whole_numbers():
     assert cell(float("nan"), "n_systems") == "nan" and cell(None, "n_systems") == "" and cell(True) == "yes"
     rows = [{"a": 1, "b": None, "c": False}, {"a": 2, "b": None, "c": True}]
     assert present([("a", "A"), ("b", "B"), ("c", "C")], rows) == [("a", "A"), ("c", "C")]
+
+
+def test_pages_show_svg_and_link_png_when_both_are_drawn(monkeypatch):
+    from pydantic import ValidationError
+
+    from mlperf_scaling.settings import Settings
+    from mlperf_scaling.tasks.publish.report import figure_files
+
+    monkeypatch.delenv("MLPERF_PLOT_FORMATS", raising=False)
+    assert Settings().plot_formats == ("svg",)
+    monkeypatch.setenv("MLPERF_PLOT_FORMATS", "png svg")
+    assert Settings().plot_formats == ("png", "svg")
+    for wrong in ("gif", "", "svg svg"):
+        monkeypatch.setenv("MLPERF_PLOT_FORMATS", wrong)
+        with pytest.raises(ValidationError, match="svg, png or both"):
+            Settings()
+    from pathlib import Path
+
+    both = [Path("plots/bert_time.png"), Path("plots/bert_time.svg")]
+    assert figure_files(both) == {"src": "plots/bert_time.svg", "link": "plots/bert_time.png"}
+    assert figure_files(both[:1]) == {"src": "plots/bert_time.png", "link": "plots/bert_time.png"}
+
+
+def test_a_long_title_is_split_rather_than_cut_at_the_edges():
+    from mlperf_scaling.tasks.publish.plots import TITLE_CHARACTERS, title_text
+
+    title = title_text("v4.1", "llama2_70b_lora", "the paper's E' (reference across hardware generations)", 29)
+    assert title.splitlines() == ["MLPerf Training v4.1 · Llama 2 70B LoRA (llama2_70b_lora):",
+                                  "the paper's E' (reference across hardware generations)", "29 systems"]
+    assert all(len(line) <= TITLE_CHARACTERS for line in title.splitlines())
+    assert title_text("v4.1", "bert", "time to train", 1).splitlines() == ["MLPerf Training v4.1 · BERT-large (bert): time to train", "1 system"]

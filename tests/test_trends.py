@@ -45,14 +45,14 @@ def test_plots_are_the_same_bytes_whatever_the_row_order(tmp_path):
     trends = pl.DataFrame([{"benchmark_canonical": "bert", "accelerator_group": g, "accelerators": 8, "round": r, "round_order": o,
                             "best_time_min": 10.0 / (1 + i) / (1 + o)} for i, g in enumerate(groups) for o, r in enumerate(["v3.1", "v4.0"])])
     orders = [trends, trends.reverse(), trends.sample(fraction=1.0, shuffle=True, seed=3), trends.sample(fraction=1.0, shuffle=True, seed=4)]
-    drawn = [plot_trend("bert", frame, tmp_path / f"t{i}", ["v3.1", "v4.0"], ("png",))[0].read_bytes() for i, frame in enumerate(orders)]
+    drawn = [[p.read_bytes() for p in plot_trend("bert", frame, tmp_path / f"t{i}", ["v3.1", "v4.0"], ("svg", "png"))] for i, frame in enumerate(orders)]
     assert all(d == drawn[0] for d in drawn)
     # systems of several clusters at the same place: overlapping markers, drawn in an order that must not vary
     scores, _ = _rounds("v4.1")
     systems = (scores.filter((pl.col("benchmark") == "bert") & pl.col("time_to_train_min").is_not_null())
                .with_columns(accelerator_group=pl.col("accelerator_model_name"), cluster=pl.int_range(pl.len()) % 4))
     orders = [systems, systems.reverse(), systems.sample(fraction=1.0, shuffle=True, seed=5), systems.sample(fraction=1.0, shuffle=True, seed=6)]
-    drawn = [plot_systems(frame, tmp_path / f"s{i}", ("png",))[0].read_bytes() for i, frame in enumerate(orders)]
+    drawn = [[p.read_bytes() for p in plot_systems(frame, tmp_path / f"s{i}", ("svg", "png"))] for i, frame in enumerate(orders)]
     assert all(d == drawn[0] for d in drawn)
 
 

@@ -7,6 +7,7 @@ from prefect import flow, get_run_logger
 from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.naming import round_run_name
 from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import publish_explorer, publish_site_index, publish_trends
 
 
@@ -26,7 +27,7 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> di
 
 
 @flow(name="analyze-trends")
-def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = ("png",)) -> dict:
+def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict:
     """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, the
     explorer pages (reports/explore.html and one per round), and the front page reports/index.html."""
     frames = compute_trends(warehouse)

@@ -7,11 +7,12 @@ from prefect import flow
 from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.naming import round_run_name
 from mlperf_scaling.tasks.metrics.steps import read_round_analysis
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import publish_round_outputs
 
 
 @flow(name="publish-round", flow_run_name=round_run_name("publish"))
-def publish_round(round_name: str, warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = ("png",)) -> dict:
+def publish_round(round_name: str, warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict:
     """Plots, CSV tables and index.html under reports/<round>/, and the same in Prefect artifacts."""
     analysis = read_round_analysis(warehouse, round_name)
     return publish_round_outputs(round_name, opaque(analysis), reports, plot_formats)

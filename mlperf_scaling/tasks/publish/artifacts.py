@@ -14,10 +14,16 @@ from mlperf_scaling.tasks.run_context import artifact_key
 from mlperf_scaling.tasks.score.rules import rules_for_round
 from mlperf_scaling.warehouse.versions import RoundChange
 
+_MEDIA_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
 
-def data_uri(png: Path) -> str:
+
+def data_uri(image: Path) -> str:
     # A local path renders as a broken image in the UI; a data: URI renders everywhere.
-    return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+    return f"data:{_MEDIA_TYPES[image.suffix]};base64," + base64.b64encode(image.read_bytes()).decode("ascii")
+
+
+def _image(paths: list[Path]) -> Path | None:
+    return next((p for suffix in (".png", ".svg") for p in paths if p.suffix == suffix), None)  # PNG where drawn: any viewer
 
 
 def _fmt(value, digits: int = 2) -> str:
@@ -62,7 +68,7 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
     # The plots are image artifacts of their own, each well under the server's 1.5 MB event limit: embedded here, a
     # round's dozen would make this one event megabytes long, which the server refuses (and a run stalled on it once).
     shown = [(benchmark, kind) for benchmark, kinds in plots.items() for kind in ("scaling", "time")
-             if any(p.suffix == ".png" for p in kinds.get(kind, []))]
+             if _image(kinds.get(kind, [])) is not None]
     if shown:
         lines += ["", "## Plots", "", "Image artifacts of this run: " + ", ".join(
             f"`{artifact_key('plot', round_name, benchmark, kind)}`" for benchmark, kind in shown) + "."]
@@ -91,11 +97,11 @@ def publish_artifacts(
     keys.append(key)
     for benchmark, kinds in plots.items():
         for kind in ("scaling", "time"):
-            png = next((p for p in kinds.get(kind, []) if p.suffix == ".png"), None)
-            if png is None:
+            image = _image(kinds.get(kind, []))
+            if image is None:
                 continue
             key = artifact_key("plot", round_name, benchmark, kind)
-            create_image_artifact(image_url=data_uri(png), key=key, description=f"{round_name} {benchmark}: {kind}")
+            create_image_artifact(image_url=data_uri(image), key=key, description=f"{round_name} {benchmark}: {kind}")
             keys.append(key)
     return keys
 

@@ -1,6 +1,6 @@
 """Scaling plots per (round, benchmark), drawn from the `efficiency` and `clusters` tables.
 
-Each view as PNG and SVG: scaling within comparable hardware (efficiency with the Amdahl fit and its bootstrap band,
+Each view as SVG (and PNG on request): scaling within comparable hardware (efficiency with the Amdahl fit and its bootstrap band,
 and its throughput and convergence parts), time to train with the run-to-run spread and its Pareto front, energy
 where measured, systems by accelerator group (the paper's Figures 1, 3, 5, 7) and the paper's E' (Figures 2, 4, 6, 8).
 """
@@ -13,6 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless: files only
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in the SVG: searchable, selectable, smaller
+matplotlib.rcParams["svg.hashsalt"] = "mlperf-scaling"  # ids from a fixed salt, not uuid4: the same figure, the same bytes
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -25,13 +26,18 @@ from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POIN
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
 
 
-def _title_text(round_name: str, benchmark: str, what: str, n_systems: int) -> str:
-    return (f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}: {what}\n"
-            f"{n_systems:,} system{'' if n_systems == 1 else 's'}")
+TITLE_CHARACTERS = 85  # about what a 9-inch figure holds on one line at 11 pt
+
+
+def title_text(round_name: str, benchmark: str, what: str, n_systems: int) -> str:
+    first = f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}: {what}"
+    if len(first) > TITLE_CHARACTERS:  # it would run past the figure's edges: what is shown goes on a line of its own
+        first = f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}:\n{what}"
+    return f"{first}\n{n_systems:,} system{'' if n_systems == 1 else 's'}"
 
 
 def _title(ax, round_name: str, benchmark: str, what: str, n_systems: int) -> None:
-    ax.set_title(_title_text(round_name, benchmark, what, n_systems), fontsize=11)
+    ax.set_title(title_text(round_name, benchmark, what, n_systems), fontsize=11)
 
 
 def _footer(fig, round_name: str) -> None:
@@ -147,7 +153,7 @@ def fit_layout(fig) -> None:
 
 
 def _save(fig, folder: Path, stem: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """Each format once: the page shows the PNG; SVG (vector, text kept as text) only when asked for."""
+    """Each format asked for, once: the page shows the SVG (vector, text kept as text) where it is drawn."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{stem}.{suffix}" for suffix in formats]
     # tight_layout() leaves a placeholder layout engine behind, which makes savefig draw the whole figure once more
@@ -360,7 +366,7 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
     ax.set_title("efficiency and the Amdahl fit per group", fontsize=10)
     parts.set_title("where the efficiency is lost", fontsize=10)
     # two panels: the title belongs to the figure, not to the left panel it would overflow
-    fig.suptitle(_title_text(round_name, benchmark, "scaling within comparable hardware", everything.height), fontsize=11)
+    fig.suptitle(title_text(round_name, benchmark, "scaling within comparable hardware", everything.height), fontsize=11)
     fit_layout(fig)
     _footer(fig, round_name)
     return _save(fig, folder, f"{benchmark}_scaling", formats)

@@ -13,7 +13,7 @@ import jinja2
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
-from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
+from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
     "scaling": "Within each comparable accelerator group: efficiency against the group's smallest configuration, the Amdahl fit "
@@ -100,13 +100,16 @@ def _templates() -> jinja2.Environment:
     return environment
 
 
+def figure_files(paths: list[Path]) -> dict[str, str]:
+    """The file a page shows (SVG where drawn, else PNG) and the one it links (the other format where drawn too)."""
+    by_format = {p.suffix.lstrip("."): f"plots/{p.name}" for p in paths}
+    shown = next(by_format[f] for f in FORMATS if f in by_format)
+    return {"src": shown, "link": next((name for name in by_format.values() if name != shown), shown)}
+
+
 def _figures(benchmark: str, plots: dict[str, dict[str, list[Path]]]) -> list[dict[str, str]]:
-    return [
-        {"kind": kind, "png": f"plots/{benchmark}_{kind}.png", "caption": _PLOT_CAPTIONS[kind],
-         "link": next((f"plots/{p.name}" for p in plots[benchmark][kind] if p.suffix == ".svg"), f"plots/{benchmark}_{kind}.png")}
-        for kind in PLOT_KINDS
-        if kind in plots.get(benchmark, {})
-    ]
+    return [{"kind": kind, "caption": _PLOT_CAPTIONS[kind], **figure_files(plots[benchmark][kind])}
+            for kind in PLOT_KINDS if kind in plots.get(benchmark, {})]
 
 
 def _interval(point: float | None, low: float | None, high: float | None, digits: int) -> str:
@@ -233,9 +236,7 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
     the previous round's fit (the software gain)."""
     sections = []
     for workload in sorted(trends["benchmark_canonical"].unique().to_list()):
-        figure = ({"png": f"plots/{workload}_trend.png",
-                   "link": next((f"plots/{p.name}" for p in plots[workload] if p.suffix == ".svg"), f"plots/{workload}_trend.png")}
-                  if workload in plots else None)
+        figure = figure_files(plots[workload]) if workload in plots else None
         workload_gains = gains.filter(pl.col("benchmark_canonical") == workload) if gains is not None else None
         sections.append({"workload": workload, "title": canonical_benchmark(workload).model, "task": canonical_benchmark(workload).task, "figure": figure,
                          "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts(),

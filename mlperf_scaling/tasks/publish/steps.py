@@ -17,6 +17,7 @@ from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
 from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.report import render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
 from mlperf_scaling.tasks.run_context import artifact_key, run_logger
@@ -29,7 +30,7 @@ def _publish_run_name() -> str:
 
 
 @task(name="publish-round", task_run_name=_publish_run_name, cache_policy=NO_CACHE)
-def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = ("png",)) -> dict:
+def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict:
     """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (already read: this task may
     run beside the next round's load, and never opens the warehouse)."""
     plots = draw_round_plots(analysis, reports, formats)
@@ -39,7 +40,7 @@ def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str
     return {"round": round_name, "report": str(report), "artifacts": keys}
 
 
-def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = ("png",)) -> dict[str, dict[str, list[Path]]]:
+def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, dict[str, list[Path]]]:
     """Each benchmark's plots, drawn on every core; a benchmark whose inputs and plotting code are unchanged since
     its plots were drawn (a stored content hash) is not drawn again."""
     from mlperf_scaling.tasks.publish.plots import plot_benchmark  # matplotlib: imported where drawn, not by every command
@@ -82,7 +83,7 @@ def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, 
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
-def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple[str, ...] = ("png",)) -> Path:
+def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
     """reports/trends/: a plot per workload, the CSV tables and index.html."""
     from mlperf_scaling.tasks.publish.plots import plot_trends
 
