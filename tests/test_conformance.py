@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 
+import polars as pl
 import pytest
 from conftest import OFFICIAL_ROUNDS, SHARED_MLPERF, read_shipped_round
 
@@ -146,3 +147,34 @@ def test_v07_alibaba_time_s_logs_count_only_successful_runs_as_published():
     data, _ = read_shipped_round("v0.7")
     row = data.scores.filter((data.scores["submitter"] == "Alibaba") & (data.scores["system"] == "v100-1280")).row(0, named=True)
     assert abs(row["time_to_train_min"] - 1.6910833333333333) < 1e-9 and (row["n_runs"], row["n_valid"]) == (5, 4)
+
+
+@pytest.mark.parametrize("round_name", ["v4.0", "v4.1"])
+def test_stable_diffusion_samples_to_converge_are_the_rcp_checkers(round_name, tmp_path):
+    # the official RCP checker's reader, run on every Stable Diffusion log of the round: where it converged, the same
+    # samples (the first evaluation that met both targets, not the first evaluation logged)
+    import logging
+    import tarfile
+
+    from conftest import archive
+    from mlperf_logging.rcp_checker.rcp_checker import read_submission_file
+
+    data, _ = read_shipped_round(round_name)
+    runs = data.runs.filter(pl.col("benchmark") == "stable_diffusion")
+    with tarfile.open(archive(round_name), "r:gz") as tar:
+        wanted = [m for m in tar if m.isfile() and "/stable_diffusion/result_" in m.name]
+        tar.extractall(tmp_path, members=wanted, filter="data")
+    logging.disable(logging.WARNING)  # the reader warns about every run that did not converge
+    try:
+        compared, differences = 0, []
+        for path, ours in runs.select("path", "samples_to_converge").iter_rows():
+            not_converged, official, _, _ = read_submission_file(str(tmp_path / f"training_results_{round_name}" / path),
+                                                                 round_name[1:] + ".0", False)
+            if not_converged:
+                continue
+            compared += 1
+            if ours != official:
+                differences.append(f"{path}: ours {ours}, official {official}")
+    finally:
+        logging.disable(logging.NOTSET)
+    assert differences == [] and compared == {"v4.0": 120, "v4.1": 249}[round_name]
