@@ -4,6 +4,8 @@ import numpy as np
 import polars as pl
 import pytest
 from conftest import read_shipped_round
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.fits import amdahl_efficiency, amdahl_knee, bootstrap_amdahl, fit_group, fit_table
@@ -69,3 +71,33 @@ def test_v41_llama2_h100_fit():
     assert h100["knee_50_low"] < h100["knee_50"] < h100["knee_50_high"]
     refused = fits.filter(pl.col("status") == "refused")
     assert refused.height > 0 and refused["note"].str.contains("distinct accelerator count").all()
+
+
+@st.composite
+def _groups(draw):
+    size = draw(st.integers(1, 12))
+    times = st.one_of(st.none(), st.sampled_from([1.0, 1.5, 2.0, 3.0]), st.floats(0.1, 100, allow_nan=False))
+    return pl.DataFrame({"submitter": draw(st.lists(st.sampled_from("ABCD"), min_size=size, max_size=size)),
+                         "accelerators": draw(st.lists(st.sampled_from([1, 2, 4, 8]), min_size=size, max_size=size)),
+                         "time_to_train_min": draw(st.lists(times, min_size=size, max_size=size))},
+                        schema={"submitter": pl.String, "accelerators": pl.Int64, "time_to_train_min": pl.Float64})
+
+
+@settings(max_examples=300, deadline=None)
+@given(_groups())
+def test_a_series_is_apart_exactly_when_its_median_ratio_to_the_others_best_exceeds_the_limit(points):
+    # the definition, in polars, against the plain-Python code that runs for every group of every fit and backtest
+    from mlperf_scaling.tasks.metrics.fits import SERIES_APART, apart_series
+
+    expected = []
+    for submitter in sorted(points["submitter"].unique().to_list()):
+        others = points.filter(pl.col("submitter") != submitter).group_by("accelerators").agg(pl.col("time_to_train_min").min().alias("best"))
+        shared = points.filter(pl.col("submitter") == submitter).join(others, on="accelerators", how="inner")
+        ratio = (shared["time_to_train_min"] / shared["best"]).to_numpy()  # a missing time: NaN, so no verdict
+        if shared.height and float(np.median(ratio)) > SERIES_APART:
+            expected.append(submitter)
+    kept, apart = apart_series(points)
+    if points["submitter"].n_unique() < 2 or len(expected) == points["submitter"].n_unique():
+        expected = []  # one submitter, or every one apart: nothing to compare against, everything kept
+    assert apart == expected
+    assert kept.equals(points.filter(~pl.col("submitter").is_in(apart)))

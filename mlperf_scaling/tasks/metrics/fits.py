@@ -244,13 +244,24 @@ def apart_series(points: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     predicted 16.4 min at 16 GPUs where a measured system does 12.25."""
     if "submitter" not in points.columns or points["submitter"].n_unique() < 2:
         return points, []
+    # in plain Python: groups hold tens of rows, and this runs for every group of every fit, backtest and band
+    rows = list(zip(points["submitter"].to_list(), points["accelerators"].to_list(), points["time_to_train_min"].to_list(), strict=True))
+    fastest: dict[object, dict[str, float | None]] = {}  # count -> submitter -> its fastest time there (None: no time)
+    for submitter, count, minutes in rows:
+        at = fastest.setdefault(count, {})
+        known = [m for m in (at.get(submitter), minutes) if m is not None]
+        at[submitter] = min(known) if known else None
     best_other: list[str] = []
-    for submitter in sorted(points["submitter"].unique().to_list()):
-        own = points.filter(pl.col("submitter") == submitter)
-        others = points.filter(pl.col("submitter") != submitter).group_by("accelerators").agg(pl.col("time_to_train_min").min().alias("best"))
-        shared = own.join(others, on="accelerators", how="inner")
-        ratio = (shared["time_to_train_min"] / shared["best"]).to_numpy()
-        if shared.height and float(np.median(ratio)) > SERIES_APART:
+    for submitter in sorted({row[0] for row in rows}):
+        ratios = []
+        for own, count, minutes in rows:
+            if own != submitter:
+                continue
+            others = [best for other, best in fastest[count].items() if other != submitter]
+            if others:  # a count only this submitter measured says nothing; a missing time makes the median unknown
+                known = [best for best in others if best is not None]
+                ratios.append(minutes / min(known) if minutes is not None and known else math.nan)
+        if ratios and float(np.median(ratios)) > SERIES_APART:
             best_other.append(submitter)
     kept = points.filter(~pl.col("submitter").is_in(best_other))
     if kept.height == 0:
