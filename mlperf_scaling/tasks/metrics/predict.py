@@ -17,7 +17,7 @@
   log N between the counts measured; beyond them the nearest count's batch is kept, since how a submitter would grow
   (or cap) the batch past its largest run is not in the data (`--global-batch` names another). Growing it with N at
   the last batch per accelerator instead predicted worse in the backtest: on v4.1 and v5.1 the two-part model beat
-  the Amdahl fit on time in 6 of 15 groups that way, 8 with the batch capped at the RCPs' largest, 10 this way.
+  the Amdahl fit on time in 7 of 15 groups that way, 8 with the batch capped at the RCPs' largest, 10 this way.
 
 The backtest leaves each measured count of a group out in turn (groups with four counts or more), predicts its best
 time from the rest with this model and with the Amdahl fit on time, and keeps both errors (`plan_backtest`).
