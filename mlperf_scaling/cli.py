@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
+from mlperf_scaling import quick_exit  # first of the project's imports: its exit handler must run last
 from mlperf_scaling.interrupts import end_at_once_on_signals
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
@@ -174,6 +175,13 @@ def _settings(**options: Any) -> Settings:
         # Our validators' own sentence, not pydantic's "Value error, " wrapping of it.
         said = error.get("ctx", {}).get("error") if error["type"] == "value_error" else None
         raise SystemExit(f"mlperf-scaling: {name}: {said or error['msg']} ({where})") from None
+
+
+def command_line() -> None:
+    """The `mlperf-scaling` program: `main` on the process's arguments, then an exit without teardown."""
+    code = main()
+    quick_exit.arm(code)
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -490,4 +498,4 @@ def _paper_table(round_name: str, warehouse: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    command_line()

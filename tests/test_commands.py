@@ -112,6 +112,19 @@ def test_a_closed_pipe_ends_quietly(loaded):
     assert done.stderr == ""
 
 
+def test_the_program_ends_without_teardown_yet_says_everything_and_keeps_its_exit_status(loaded, tmp_path):
+    """The program skips the interpreter's teardown (`quick_exit`): what it wrote to a file is whole, its status kept."""
+    written = tmp_path / "rows.csv"
+    with written.open("w") as out:
+        done = subprocess.run([sys.executable, "-m", "mlperf_scaling.cli", "query", "select range as n from range(200000)", "--format", "csv",
+                               "--warehouse", str(loaded)], stdout=out, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = written.read_text().splitlines()
+    assert (len(lines), lines[0], lines[-1]) == (200001, "n", "199999")
+    wrong = command("query", "select * from no_such_table", "--warehouse", str(loaded))
+    assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1, wrong.stderr
+
+
 @pytest.mark.parametrize("file_format", ["parquet", "csv"])
 def test_an_export_imports_into_identical_tables_with_their_comments(file_format, loaded, tmp_path):
     folder = tmp_path / "export"

@@ -318,3 +318,16 @@ def test_a_killed_command_leaves_no_temporary_prefect_api_behind():
         raise AssertionError("the temporary API still answers")
     except OSError:
         pass
+
+
+def test_the_temporary_api_registers_block_types_only_on_a_new_database(tmp_path, monkeypatch):
+    from mlperf_scaling.flows.local_api import database_started_before
+
+    monkeypatch.delenv("PREFECT_API_DATABASE_CONNECTION_URL", raising=False)
+    monkeypatch.delenv("PREFECT_SERVER_DATABASE_CONNECTION_URL", raising=False)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    assert not database_started_before()  # a first start registers them, as Prefect ships
+    (tmp_path / "prefect.db").write_bytes(b"")
+    assert database_started_before()
+    monkeypatch.setenv("PREFECT_SERVER_DATABASE_CONNECTION_URL", "postgresql+asyncpg://db/prefect")
+    assert not database_started_before()  # a database named elsewhere: Prefect's defaults
