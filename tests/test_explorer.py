@@ -44,6 +44,30 @@ def test_the_data_leaves_absent_values_out_and_names_workloads():
     assert {"pick_round"} <= {param["name"] for param in explorer_chart(data, ["v4.0", "v4.1"], "ssd_resnet34").to_dict()["params"]}
 
 
+def test_the_vega_bundle_is_made_once_per_version_then_copied_from_the_cache(tmp_path, monkeypatch):
+    import vl_convert
+
+    from mlperf_scaling.tasks.publish import explorer
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    explorer.bundle_script.cache_clear()
+    made = explorer.write_bundle(tmp_path / "first").read_text(encoding="utf-8")
+    cached = tmp_path / "cache" / "mlperf-scaling" / BUNDLE
+    assert cached.read_text(encoding="utf-8") == made and "vegaEmbed" in made and len(made) > 500_000
+
+    def refused(**_):
+        raise AssertionError("bundled again although the cache holds this version")
+
+    monkeypatch.setattr(vl_convert, "javascript_bundle", refused)
+    explorer.bundle_script.cache_clear()
+    assert explorer.write_bundle(tmp_path / "second").read_text(encoding="utf-8") == made  # a new report folder: a copy
+    cached.write_text("// vega-embed bundle: vl-convert-python 0.0, Vega-Lite v1\nold", encoding="utf-8")
+    explorer.bundle_script.cache_clear()
+    with pytest.raises(AssertionError, match="bundled again"):  # another version in the cache: made anew
+        explorer.write_bundle(tmp_path / "third")
+    explorer.bundle_script.cache_clear()
+
+
 def test_explore_rebuilds_from_the_warehouse_alone(v41_warehouse, tmp_path, capsys):
     from mlperf_scaling.cli import main
 
