@@ -15,7 +15,7 @@ matplotlib.use("Agg")  # headless: files only
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in the SVG: searchable, selectable, smaller
 matplotlib.rcParams["svg.hashsalt"] = "mlperf-scaling"  # ids from a fixed salt, not uuid4: the same figure, the same bytes
 # titles at a fixed height: no axis here has tick labels on top, and finding whether one does lays out every axis once
-# more before each save (the same files, a tenth less time to draw)
+# more before each save (the same files, a few percent less time to draw)
 matplotlib.rcParams["axes.titley"] = 1.0
 
 import matplotlib.pyplot as plt  # noqa: E402
