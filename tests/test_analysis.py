@@ -109,6 +109,31 @@ def test_clusters_are_reproducible_and_tiny_groups_are_not_clustered():
     assert "too few" in clusters["note"][0]
 
 
+def test_k_means_runs_on_one_thread_and_finds_the_clusters_it_finds_on_every_thread(monkeypatch):
+    import sklearn.cluster  # noqa: F401 - its OpenMP runtime loaded, so that threadpoolctl sees it from the first fit
+    from threadpoolctl import threadpool_info
+
+    from mlperf_scaling.tasks.metrics import clusters as module
+
+    rows = [score(f"s{i}", 2 ** (i % 6 + 1), 100.0 / (i % 6 + 1) + i) for i in range(14)]
+    table, _ = efficiency_table(frame(*rows))
+    threads_seen = []
+    choose = module.choose_clusters
+
+    def watched(features):
+        threads_seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "openmp")
+        return choose(features)
+
+    monkeypatch.setattr(module, "choose_clusters", watched)
+    got = {row["system"]: (row["cluster"], row["k"]) for row in cluster_table(table).iter_rows(named=True)}
+    expected = {}
+    for _, group in table.sort("submitter", "system").group_by(["round", "benchmark"], maintain_order=True):
+        labels, k, _, _ = choose(module._features(group))  # on every thread
+        expected.update({system: (int(label), k) for system, label in zip(group["system"], labels, strict=True)})
+    assert got == expected and len(got) == 14
+    assert threads_seen and set(threads_seen) == {1}  # scikit-learn's OpenMP pool, capped while it fits
+
+
 @pytest.mark.parametrize("n_systems", [1, 2])
 def test_plots_and_page_with_one_or_two_systems(tmp_path, n_systems):
     rows = [score("one", 8, 10.0), score("two", 16, 6.0)][:n_systems]

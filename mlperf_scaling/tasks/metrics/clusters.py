@@ -64,11 +64,15 @@ def _relabel_by_size(labels: np.ndarray, features: np.ndarray) -> np.ndarray:
 
 def cluster_table(efficiency: pl.DataFrame) -> pl.DataFrame:
     """One row per system of `efficiency` with its cluster, the k chosen and the silhouette."""
+    from threadpoolctl import threadpool_limits
+
+    groups = efficiency.sort("submitter", "system").group_by(["round", "benchmark"], maintain_order=True)
+    # Tens of points per fit: a second OpenMP thread has nothing to share, yet spins between k-means' thousands of
+    # parallel loops, as much CPU again as the fits (taken from the parsing and drawing workers beside it). The same labels.
+    with threadpool_limits(limits=1, user_api="openmp"):
+        chosen = [(key, group, choose_clusters(_features(group))) for key, group in groups]
     rows = []
-    for (round_name, benchmark), group in efficiency.sort("submitter", "system").group_by(
-        ["round", "benchmark"], maintain_order=True
-    ):
-        labels, k, score, note = choose_clusters(_features(group))
+    for (round_name, benchmark), group, (labels, k, score, note) in chosen:
         for (submitter, system), label in zip(group.select("submitter", "system").iter_rows(), labels, strict=True):
             rows.append(
                 {
