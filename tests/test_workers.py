@@ -39,3 +39,14 @@ def test_four_worker_processes_run_when_four_cpus_are_allowed():
     env = {key: value for key, value in os.environ.items() if key != "MLPERF_WORKERS"}
     done = subprocess.run([sys.executable, "-c", CHILD, "4"], capture_output=True, text=True, env=env, timeout=120, check=True)
     assert done.stdout.split() == ["4", "4"], done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("given, used", [(None, "in-memory"), ("streaming", "streaming")])
+def test_polars_runs_queries_in_memory_unless_the_user_says_otherwise(given, used):
+    """The streaming engine's fixed cost per query is 7x the in-memory one's, paid once per pandera check."""
+    env = {k: v for k, v in os.environ.items() if k != "POLARS_ENGINE_AFFINITY"}
+    if given is not None:
+        env["POLARS_ENGINE_AFFINITY"] = given
+    probe = "import os, mlperf_scaling.contracts.validate; print(os.environ['POLARS_ENGINE_AFFINITY'])"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == used
