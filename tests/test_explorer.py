@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -168,3 +169,17 @@ def test_the_round_explorer_opens_beside_its_report(browser, v41_reports, v41_wa
     assert page.locator(POINTS).count() == 0 and "No energy was measured" in page.locator("#empty").inner_text()
     assert errors == [] and asked == []
     page.close()
+
+
+def test_a_round_gets_its_explorer_page_once_its_report_exists_or_is_being_written(v41_warehouse, tmp_path):
+    """The main job makes the explorer while its last rounds' reports are still being drawn (`publishing`); alone, the
+    explorer makes a round's page only beside a report."""
+    from mlperf_scaling.tasks.publish.steps import write_explorer_pages
+
+    alone = write_explorer_pages(str(v41_warehouse), str(tmp_path / "alone"))
+    assert [p.relative_to(tmp_path) for p in alone] == [Path("alone", PAGE)] and not (tmp_path / "alone" / "v4.1").exists()
+    beside = write_explorer_pages(str(v41_warehouse), str(tmp_path / "beside"), publishing=["v4.1"])
+    assert [p.relative_to(tmp_path) for p in beside] == [Path("beside", PAGE), Path("beside", "v4.1", PAGE)]
+    (tmp_path / "after" / "v4.1").mkdir(parents=True)
+    (tmp_path / "after" / "v4.1" / "index.html").write_text("<p>report</p>")
+    assert len(write_explorer_pages(str(v41_warehouse), str(tmp_path / "after"))) == 2

@@ -27,14 +27,20 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> di
 
 
 @flow(name="analyze-trends")
-def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict:
+def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
+                   publishing: list[str] | None = None) -> dict:
     """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, the
-    explorer pages (reports/explore.html and one per round), and the front page reports/index.html."""
+    explorer pages (reports/explore.html and one per round with a report), and the front page reports/index.html.
+
+    `publishing`: rounds whose reports are being written beside this flow (the main job runs it while its last rounds'
+    plots are drawn). They get their explorer pages too, and the front page, which lists the reports written, is left
+    to the caller."""
     frames = compute_trends(warehouse)
     write_trends(warehouse, opaque(frames))
+    publish_explorer(warehouse, reports, publishing)  # first: made here, while the drawing workers may be busy
     page = publish_trends(opaque(frames), reports, plot_formats)
-    publish_explorer(warehouse, reports)
-    publish_site_index(warehouse, reports)
+    if publishing is None:
+        publish_site_index(warehouse, reports)
     get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,
                           int(frames["carried_over"]["is_carried_over"].sum()), page)
     return {"report": str(page), "n_points": frames["round_trends"].height}

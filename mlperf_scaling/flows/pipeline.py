@@ -13,7 +13,7 @@ from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.metrics.steps import read_round_analysis
-from mlperf_scaling.tasks.publish.steps import publish_round_outputs
+from mlperf_scaling.tasks.publish.steps import publish_round_outputs, publish_site_index
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.steps import list_rounds
 from mlperf_scaling.warehouse.steps import record_failure
@@ -32,7 +32,7 @@ def mlperf_pipeline(
     """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run.
 
     A round's publishing (its plots above all) runs in the background while the next round is read, and the
-    cross-round trends wait for every round's.
+    cross-round trends while the last rounds' plots are drawn; the front page waits for every round's report.
 
     No rounds (None): every round the source holds. A round whose source version is already loaded, with its report
     on disk, is skipped in seconds. When a round fails, its flow run ends Failed, and so does this one once every
@@ -71,16 +71,22 @@ def mlperf_pipeline(
             except Exception as exc:  # the round's data is loaded; say what failed after it
                 _analysis_failed(summary, exc)
         summaries.append(summary)
+    loaded = any(s["status"] in ("succeeded", "unchanged") for s in summaries)
+    if loaded:
+        try:  # beside the last rounds' plots, which it does not read: this process would otherwise wait for them idle
+            analyze_trends(warehouse, reports, settings.plot_formats, publishing=[str(s["round"]) for s, _ in publishing])
+        except Exception as exc:  # the rounds are loaded; say what failed after them
+            logger.error("cross-round trends failed: %s", exc)
     for summary, future in publishing:
         try:
             summary["report"] = future.result()["report"]
         except Exception as exc:
             _analysis_failed(summary, exc)
-    if any(s["status"] in ("succeeded", "unchanged") for s in summaries):
-        try:
-            analyze_trends(warehouse, reports, settings.plot_formats)
-        except Exception as exc:  # the rounds are loaded and published; say what failed after them
-            logger.error("cross-round trends failed: %s", exc)
+    if loaded:
+        try:  # once every round's report is written: the front page links those that are
+            publish_site_index(warehouse, reports)
+        except Exception as exc:
+            logger.error("the front page failed: %s", exc)
     return rounds_state(summaries, "mlperf-pipeline")  # type: ignore[return-value]
 
 

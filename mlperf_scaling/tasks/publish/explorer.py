@@ -237,8 +237,9 @@ def write_explorer(folder: Path, data: dict[str, Any], default_workload: str, ti
     return page
 
 
-def write_explorers(reports: Path, points: pl.DataFrame, fitted_points: pl.DataFrame) -> list[Path]:
-    """reports/explore.html over every round, and reports/<round>/explore.html for each round with a report."""
+def write_explorers(reports: Path, points: pl.DataFrame, fitted_points: pl.DataFrame, publishing: Iterable[str] = ()) -> list[Path]:
+    """reports/explore.html over every round, and reports/<round>/explore.html for each round with a report, or whose
+    report is being written (`publishing`)."""
     if points.height == 0:
         return []
     write_bundle(reports)
@@ -250,14 +251,14 @@ def write_explorers(reports: Path, points: pl.DataFrame, fitted_points: pl.DataF
     # the round pages are the same chart over less data: checked against the schema once, above (checking each took
     # Altair a third of a second, most of the explorer's time in the main job)
     with debug_mode(False):
-        pages += _round_pages(reports, points, data, rounds)
+        pages += _round_pages(reports, points, data, rounds, set(publishing))
     return pages
 
 
-def _round_pages(reports: Path, points: pl.DataFrame, data: dict[str, Any], rounds: list[str]) -> list[Path]:
+def _round_pages(reports: Path, points: pl.DataFrame, data: dict[str, Any], rounds: list[str], publishing: set[str]) -> list[Path]:
     pages = []
     for round_name in rounds:
-        if (reports / round_name / "index.html").is_file():
+        if round_name in publishing or (reports / round_name / "index.html").is_file():
             share = {**data, "points": [p for p in data["points"] if p["round"] == round_name], "fits": [f for f in data["fits"] if f["round"] == round_name]}
             share["workloads"] = {k: v for k, v in data["workloads"].items() if any(p["benchmark_canonical"] == k for p in share["points"])}
             pages.append(write_explorer(reports / round_name, share, _default_workload(points.filter(pl.col("round") == round_name)),

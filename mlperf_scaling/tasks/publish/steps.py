@@ -106,19 +106,19 @@ def publish_site_index(warehouse: str, reports: str) -> Path:
     return write_index(folder, render_site_index(rounds, best, published))
 
 
-def write_explorer_pages(warehouse: str, reports: str) -> list[Path]:
-    """reports/explore.html (every round), reports/<round>/explore.html, explore.json and the Vega bundle, from the
-    warehouse alone."""
+def write_explorer_pages(warehouse: str, reports: str, publishing: list[str] | None = None) -> list[Path]:
+    """reports/explore.html (every round), reports/<round>/explore.html (for each round with a report, or in
+    `publishing`: its report being written), explore.json and the Vega bundle, from the warehouse alone."""
     from mlperf_scaling.tasks.publish.explorer import write_explorers
 
     points, fitted = read_queries(warehouse, "explorer_points", "explorer_fits", round=None)
-    return write_explorers(Path(reports), points, fitted)
+    return write_explorers(Path(reports), points, fitted, publishing or [])
 
 
 @task(name="publish-explorer", cache_policy=NO_CACHE)
-def publish_explorer(warehouse: str, reports: str) -> list[str]:
+def publish_explorer(warehouse: str, reports: str, publishing: list[str] | None = None) -> list[str]:
     """The interactive explorer pages, and a link artifact to the one over every round."""
-    pages = write_explorer_pages(warehouse, reports)
+    pages = write_explorer_pages(warehouse, reports, publishing)
     if pages:
         create_link_artifact(key="explorer", link=pages[0].resolve().as_uri(), link_text="MLPerf Training explorer (every round)",
                              description="Time to train against accelerators per workload, round and group: hover, filter, fits (opens from disk)")
