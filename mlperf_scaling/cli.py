@@ -253,10 +253,9 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
     return None
 
 
-# the commands that run flows, and the modules of their flows (imported while a temporary API boots)
-# What each command imports while the temporary API boots (3.1-3.4 s, on the other core). For `run`, also what its first
-# analysis and its last pages import (scikit-learn, SciPy, matplotlib, Altair: 1.6 s), which would otherwise hold up the
-# first round and the end: the API is ready 0.1 s later.
+# The commands that run flows, and what each imports while a temporary API boots (3.1-3.4 s, on the other core): the
+# modules of its flows, and for `run` what its first analysis and its last pages import (scikit-learn, SciPy,
+# matplotlib, Altair: 1.6 s), which would otherwise hold up the first round and the end. The API is ready 0.1 s later.
 _FLOWS = {
     "run": ["mlperf_scaling.flows.pipeline", "sklearn.cluster", "sklearn.metrics", "scipy.optimize", "mlperf_scaling.tasks.publish.plots",
             "mlperf_scaling.tasks.publish.explorer"],
