@@ -350,3 +350,34 @@ def test_a_long_title_is_split_rather_than_cut_at_the_edges():
                                   "the paper's E' (reference across hardware generations)", "29 systems"]
     assert all(len(line) <= TITLE_CHARACTERS for line in title.splitlines())
     assert title_text("v4.1", "bert", "time to train", 1).splitlines() == ["MLPerf Training v4.1 · BERT-large (bert): time to train", "1 system"]
+
+
+def test_a_reused_figure_draws_the_same_bytes_as_a_new_one(v41_warehouse, tmp_path, monkeypatch):
+    import random
+
+    import matplotlib.pyplot as plt
+
+    from mlperf_scaling.tasks.publish import plots
+    from mlperf_scaling.warehouse.read import read_queries
+
+    assert plots._figure("time", (9, 5.6))[0] is plots._figure("time", (9, 5.6))[0]  # one figure per kind, kept
+    efficiency, clusters, fits = read_queries(v41_warehouse, "round_efficiency", "round_clusters", "round_fits", round="v4.1")
+    benchmarks = sorted(efficiency["benchmark"].unique())
+
+    def draw(order, folder):
+        for benchmark in order:
+            mine = pl.col("benchmark") == benchmark.removesuffix("*")
+            where, frame = tmp_path / folder, efficiency.filter(mine)
+            if benchmark.endswith("*"):  # no throughput and convergence parts: the right panel holds no data of its own
+                where, frame = where / "no_parts", frame.with_columns(pl.lit(None, pl.Float64).alias("throughput_part"))
+            plot_benchmark(frame, clusters.filter(mine), where, fits.filter(mine), ("svg",))
+        return {str(p.relative_to(tmp_path / folder)): p.read_bytes() for p in (tmp_path / folder).rglob("*") if p.suffix in (".svg", ".png")}
+
+    # every figure after figures of other benchmarks (other scales, limits, legends, sizes); SVG holds every coordinate
+    reused = draw(random.Random(7).sample(benchmarks, len(benchmarks)) + ["bert*"], "reused")
+    monkeypatch.setattr(plots, "_figure", lambda kind, figsize, ncols=1, sharex=False: plt.subplots(1, ncols, figsize=figsize, sharex=sharex))
+    new = draw(benchmarks + ["bert*"], "new")
+    kinds = {name.rsplit("_", 1)[1] for name in new}
+    assert kinds == {"scaling.svg", "time.svg", "systems.svg", "efficiency.svg"}
+    assert len(new) == 32 and reused.keys() == new.keys()  # 7 benchmarks and one without parts, 4 kinds
+    assert [name for name in new if reused[name] != new[name]] == []

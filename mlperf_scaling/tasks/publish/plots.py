@@ -7,6 +7,8 @@ where measured, systems by accelerator group (the paper's Figures 1, 3, 5, 7) an
 
 from __future__ import annotations
 
+import threading
+import weakref
 from pathlib import Path
 
 import matplotlib
@@ -21,6 +23,7 @@ matplotlib.rcParams["axes.titley"] = 1.0
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
@@ -165,8 +168,63 @@ def _save(fig, folder: Path, stem: str, formats: tuple[str, ...] = DEFAULT_FORMA
     for path in paths:
         # no date in the files: the same figure gives the same bytes
         fig.savefig(path, dpi=110, metadata={"Software": None} if path.suffix == ".png" else {"Date": None})
-    plt.close(fig)
+    if fig not in _REUSED:
+        plt.close(fig)
     return paths
+
+
+_SCAFFOLDS = threading.local()  # per thread: one figure is not to be drawn from two threads at once
+_REUSED: weakref.WeakSet = weakref.WeakSet()  # the figures kept for reuse: not closed after saving
+
+
+def _figure(kind: str, figsize: tuple[float, float], ncols: int = 1, sharex: bool = False):
+    """`plt.subplots(1, ncols, figsize=..., sharex=...)` for one kind of plot, with the figure reused from the last plot
+    of that kind drawn in this thread, emptied back to what a new one holds.
+
+    A new figure costs its Axes and every tick again (a fifth of a plot's drawing: each tick is five artists); the
+    same figure keeps them. What it draws is the same to the byte as a new figure's
+    (tests/test_analysis.py::test_a_reused_figure_draws_the_same_bytes_as_a_new_one). The figure is not closed after
+    saving and is not in pyplot's list of open figures. A colour bar's figure (energy) is always new."""
+    kept = _SCAFFOLDS.__dict__.setdefault("figures", {})
+    fig = kept.get(kind)
+    if fig is None:
+        fig, _ = plt.subplots(1, ncols, figsize=figsize, sharex=sharex)
+        plt.close(fig)  # out of pyplot's registry, which leaves the figure a bare canvas: it gets its own again
+        FigureCanvasAgg(fig)
+        kept[kind] = fig
+        _REUSED.add(fig)
+    else:
+        _empty(fig)
+        fig.set_size_inches(figsize)
+    return fig, (fig.axes[0] if ncols == 1 else fig.axes)
+
+
+def _empty(fig) -> None:
+    """Back to the state of a new figure: no artists, linear scales, limits (0, 1) autoscaled, default margins."""
+    from matplotlib.transforms import Bbox
+
+    for text in list(fig.texts):  # the footer and the suptitle
+        text.remove()
+    for ax in fig.axes:
+        for container in list(ax.containers):  # error bars: the container and its lines
+            container.remove()
+        for artist in [*ax.collections, *ax.lines, *ax.patches, *ax.texts, *ax.images, *ax.artists, *ax.tables]:
+            artist.remove()
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        ax.set_title("")
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        ax.dataLim = Bbox.null()
+        ax.ignore_existing_data_limits = True
+        ax.set_xscale("linear")  # the default locators and formatters, as a new Axes has
+        ax.set_yscale("linear")
+        ax.viewLim  # noqa: B018  # settles the autoscaling the scales asked for, before the limits a new Axes has
+        ax.set_xlim(0, 1, auto=True)
+        ax.set_ylim(0, 1, auto=True)
+    # where the last figure's axes were: the layout measures text at the axes' place, and a float's last bit shows
+    fig.subplotpars.reset()  # matplotlib's default margins, then the axes moved to them
+    fig.subplots_adjust(**fig.subplotpars.to_dict())
 
 
 def _legend_clusters(clusters: list[int]) -> list:
@@ -181,7 +239,7 @@ def plot_systems(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = D
     # sorted: group_by's order varies from run to run, and markers that overlap are drawn in this order
     counts = group.group_by("accelerator_group", "accelerators", "cluster").len().sort("accelerator_group", "accelerators", "cluster")
     height = max(3.6, 1.2 + 0.42 * len(row_of))
-    fig, ax = plt.subplots(figsize=(9, height))
+    fig, ax = _figure("systems", (9, height))
     for name, accelerators, cluster, n in counts.iter_rows():
         ax.scatter(accelerators, row_of[name], s=60 + 70 * (n - 1), color=_cluster_colour(cluster), alpha=0.75,
                    edgecolors="black", linewidths=0.5, zorder=3)
@@ -214,7 +272,7 @@ def _mark_reference(ax, group: pl.DataFrame, y: str) -> None:
 def plot_efficiency(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """The paper's E': one reference per benchmark across every accelerator, so across hardware generations."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fig, ax = plt.subplots(figsize=(9, 5.2))
+    fig, ax = _figure("efficiency", (9, 5.2))
     _scatter_by_cluster(ax, group, "efficiency")
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="ideal (efficiency 1)")
     _mark_reference(ax, group, "efficiency")
@@ -242,7 +300,7 @@ def _error_bars(ax, frame: pl.DataFrame, x: str, y: str, low: pl.Expr, high: pl.
 def plot_time(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Time to train with the run-to-run spread, and the Pareto front of time against accelerator-hours numbered."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fig, ax = plt.subplots(figsize=(9, 5.6))
+    fig, ax = _figure("time", (9, 5.6))
     _error_bars(ax, group, "accelerators", "time_to_train_min", pl.col("time_to_train_min_low"), pl.col("time_to_train_min_high"), "#666666")
     _scatter_by_cluster(ax, group, "time_to_train_min")
     front = group.filter(pl.col("is_pareto")).sort("accelerators")
@@ -322,7 +380,7 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
 
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     names = scaling_groups(group)
-    fig, (ax, parts) = plt.subplots(1, 2, figsize=(13, 5.4), sharex=True)
+    fig, (ax, parts) = _figure("scaling", (13, 5.4), 2, True)
     everything = group.filter(pl.col("accelerator_group").is_in(names))
     largest = float(everything["accelerators"].max())
     for colour, name in zip(_COLOURS, names, strict=False):
@@ -423,7 +481,7 @@ def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None
 def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[str], formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """The trend plot of one workload (its rows of `round_trends`)."""
     position = {r: i for i, r in enumerate(rounds)}
-    fig, ax = plt.subplots(figsize=(9, 5.2))
+    fig, ax = _figure("trend", (9, 5.2))
     # ties broken by name too: group_by's order varies from run to run, and the order gives each line its colour
     series = (group.group_by("accelerator_group", "accelerators").agg(pl.len().alias("n"))
               .sort("n", "accelerators", "accelerator_group", descending=[True, False, False]).head(8))
