@@ -186,6 +186,20 @@ def test_a_warehouse_of_other_table_definitions_is_rebuilt_and_says_so(warehouse
     assert set(loaded_versions(str(warehouse_path))) == {"v4.1"}
 
 
+def test_a_warehouse_this_process_wrote_is_known_current_without_opening_it(warehouse_path, monkeypatch):
+    from mlperf_scaling.warehouse import connection
+
+    with open_writer(warehouse_path) as writer:
+        writer.execute("insert into warehouse_info select * from warehouse_info where false")
+    opened = []
+    monkeypatch.setattr(connection, "stored_schema_version", opened.append)
+    assert connection.is_current(warehouse_path) and opened == []
+    monkeypatch.undo()
+    with duckdb.connect(str(warehouse_path)) as other:  # changed since, by another program: asked again
+        other.execute("drop table warehouse_info")
+    assert not connection.is_current(warehouse_path)
+
+
 def test_query_and_export_read_only_for_any_tool(real_slice, tmp_path, capsys):
     from conftest import ingest_source
 

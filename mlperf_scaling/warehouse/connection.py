@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import fcntl
-import functools
 import hashlib
 import logging
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -93,16 +93,32 @@ def file_problem(path: Path | str) -> str | None:
 def is_current(path: Path | str) -> bool:
     """True when the warehouse exists and was written with today's table definitions."""
     try:
-        stat = os.stat(path)
+        version = _file_version(path)
     except OSError:
         return False
-    return _is_current(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    if version not in _CURRENT_VERSIONS:
+        if stored_schema_version(path) != schema_version():
+            return False
+        _remember_current(version)
+    return True
 
 
-@functools.lru_cache(maxsize=64)
-def _is_current(path: str, mtime_ns: int, size: int, inode: int) -> bool:
-    # one answer per version of the file: a run opens the warehouse about fifty times, each check was a connection
-    return stored_schema_version(path) == schema_version()
+# one answer per version of the file: a run opens the warehouse about fifty times, each check was a connection; a file
+# this process has just written with today's tables is known current without one
+_CURRENT_VERSIONS: dict[tuple, None] = {}
+_CURRENT_LOCK = threading.Lock()  # tasks check and write from several threads
+
+
+def _file_version(path: Path | str) -> tuple:
+    stat = os.stat(path)
+    return str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino
+
+
+def _remember_current(version: tuple) -> None:
+    with _CURRENT_LOCK:
+        _CURRENT_VERSIONS[version] = None
+        while len(_CURRENT_VERSIONS) > 64:  # the oldest versions first
+            del _CURRENT_VERSIONS[next(iter(_CURRENT_VERSIONS))]
 
 
 @contextmanager
@@ -169,4 +185,6 @@ def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyCo
             Path(f"{draft}.wal").unlink(missing_ok=True)
             raise
         connection.close()
+        version = _file_version(draft)  # the same inode, times and size once renamed
         os.replace(draft, target)  # atomic: readers see the old file or the new one, never a mix
+        _remember_current((str(target.resolve()), *version[1:]))
