@@ -50,3 +50,30 @@ def test_polars_runs_queries_in_memory_unless_the_user_says_otherwise(given, use
     probe = "import os, mlperf_scaling.contracts.validate; print(os.environ['POLARS_ENGINE_AFFINITY'])"
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == used
+
+
+def test_logs_reach_the_workers_through_shared_memory_and_parse_as_in_this_process(monkeypatch):
+    from pathlib import Path
+
+    from mlperf_scaling.tasks.parse import pool
+    from mlperf_scaling.tasks.score.compliance import judge_for
+    from mlperf_scaling.tasks.score.rules import rules_for_round
+
+    logs = sorted(Path(__file__).parent.joinpath("fixtures").rglob("result_*.txt")) + sorted(
+        Path(__file__).parent.joinpath("fixtures", "logs").glob("*.txt"))
+    datas = [path.read_bytes() for path in logs]
+    sizes = sorted(len(data) for data in datas)
+    assert len(datas) >= 20 and sizes[-1] > sizes[-2]
+    # a batch per log: more batches than slots, each slot taken again once its batch is collected; small slots: the
+    # largest log goes through the pipe
+    monkeypatch.setattr(pool, "SLOT_BYTES", sizes[-2])
+    monkeypatch.setattr(pool, "BATCH_BYTES", 1)
+    judge = judge_for(rules_for_round("v4.1"))
+    segments = {name for name in os.listdir("/dev/shm") if name.startswith("psm_")}  # Python's shared memory
+    parser = pool.LogParser(workers=2, judge=judge)
+    for data in datas:
+        parser.add(data)
+    shared = [slot for _, _, slot in parser._pending if slot is not None]
+    assert parser._slots is not None and len(shared) >= 3
+    assert parser.results() == pool.parse_batch([(pool.RESULT, data) for data in datas], judge)
+    assert {name for name in os.listdir("/dev/shm") if name.startswith("psm_")} == segments  # the slots go with the round

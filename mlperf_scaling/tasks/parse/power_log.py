@@ -31,12 +31,12 @@ _KEYS = frozenset(_POWER_KEYS)
 _NUMERIC_KEYS = frozenset({"power_reading", "conversion_eff", "interconnect_power_est"})
 
 
-def parse_power_log(data: bytes) -> PowerLog:
+def parse_power_log(data: bytes | memoryview) -> PowerLog:
     """Read the power events; lines that do not parse are skipped and counted, as the official tool skips them."""
     log = PowerLog()
     parse: Any = _SCANNER.parse  # simdjson's own types: a document of any shape
     document: Any = None
-    for payload in marker_lines(data.decode("latin-1"), TOKENS[MLLOG], strip=False):
+    for payload in marker_lines(str(data, "latin-1"), TOKENS[MLLOG], strip=False):
         document = None  # release the previous document, even after a failed line, before the parser is reused
         try:
             document = parse(payload.encode())

@@ -97,13 +97,13 @@ def loads_exactly(payload: str) -> Any:
 UNREAD = {"value": None, "metadata": None}
 
 
-def parse_log(data: bytes, keep: frozenset[str] = frozenset(), decode: frozenset[str] | None = None) -> LogFacts:
+def parse_log(data: bytes | memoryview, keep: frozenset[str] = frozenset(), decode: frozenset[str] | None = None) -> LogFacts:
     """Parse a whole result log held in memory.
 
     The lines of the keys in `keep` are kept whole in `lines`, as (full_string, timestamp, key, value, lineno); of
     those, only the keys in `decode` (default: all) get their value decoded.
     """
-    text = data.decode("latin-1")
+    text = str(data, "latin-1")  # bytes, or a view of shared memory
     facts = LogFacts(log_format=detect_format(text))
     if facts.log_format == MLLOG:
         _parse_mllog(text, facts, keep, keep if decode is None else decode)
