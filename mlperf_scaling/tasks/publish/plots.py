@@ -86,12 +86,23 @@ _PAD_IN = 0.08  # between a label and what it labels, and at the figure's edges
 _FOOTER_IN = 0.3  # the derived-metrics note along the bottom edge
 
 
+# (renderer type, dpi, text, size) -> inches. One font throughout, so the same text measures the same in every figure:
+# tick labels and axis titles repeat from figure to figure, and FreeType lays each out at a cost
+_MEASURED: dict[tuple[str, float, str, float], tuple[float, float]] = {}
+
+
 def _text_size_in(renderer, text: str, size: float) -> tuple[float, float]:
     """Width and height, in inches, of one line of text at a font size, as the renderer lays it out."""
     from matplotlib.font_manager import FontProperties
 
-    width, height, _ = renderer.get_text_width_height_descent(text, FontProperties(size=size), ismath="$" in text)
-    return width / renderer.dpi, height / renderer.dpi
+    key = (type(renderer).__name__, float(renderer.dpi), text, float(size))
+    found = _MEASURED.get(key)
+    if found is None:
+        if len(_MEASURED) > 10_000:
+            _MEASURED.clear()
+        width, height, _ = renderer.get_text_width_height_descent(text, FontProperties(size=size), ismath="$" in text)
+        found = _MEASURED[key] = (width / renderer.dpi, height / renderer.dpi)
+    return found
 
 
 def _tick_labels(axis) -> list[str]:
