@@ -2,8 +2,9 @@
 
 Left to itself, Prefect starts its temporary API at the first flow run: after this process has imported everything,
 and after importing the whole server package here too (1.5 s) just to launch it; then the run waits for it to boot
-(about 4 s). Started here instead, with the same command Prefect uses (`prefect.server.api.server.SubprocessASGIServer`),
-the server boots in its own process while this one imports the flows. With PREFECT_API_URL set (in the environment, a
+(about 4 s). Started here instead, with the same command Prefect uses (`prefect.server.api.server.SubprocessASGIServer`)
+but its SQLite transactions begun IMMEDIATE (flows/api_app.py), the server boots in its own process while this one
+imports the flows. With PREFECT_API_URL set (in the environment, a
 profile or prefect.toml: a served API), nothing temporary is started and heartbeats stay on.
 """
 
@@ -53,7 +54,7 @@ class TemporaryApi:
         self.port = _free_port()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent), "--factory",
-             "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error",
+             "mlperf_scaling.flows.api_app:create_app", "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error",
              "--lifespan", "on"],
             env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1", **_QUIET_SERVICES,
                  **(_BLOCK_TYPES_REGISTERED if database_started_before() else {})},
