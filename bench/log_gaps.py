@@ -29,8 +29,16 @@ def longest_gap(lines: list[str]) -> tuple[float, str]:
         if found:
             hours, minutes, seconds, millis = (int(part) for part in found.groups())
             times.append((hours * 3600 + minutes * 60 + seconds + millis / 1000, line.strip()))
-    gaps = [((later - earlier) % 86400, text) for (earlier, _), (later, text) in zip(times, times[1:], strict=False)]
+    gaps = [(_forward(later - earlier), text) for (earlier, _), (later, text) in zip(times, times[1:], strict=False)]
     return max(gaps, default=(0.0, ""))
+
+
+def _forward(seconds: float) -> float:
+    """The time from one line to the next: across midnight the clock goes back a day; lines of two threads may come
+    a few milliseconds out of order, which is no gap at all (it read as 86,400 s)."""
+    if seconds < -12 * 3600:
+        return seconds + 86400
+    return max(seconds, 0.0)
 
 
 def main() -> None:
