@@ -381,3 +381,34 @@ def test_a_reused_figure_draws_the_same_bytes_as_a_new_one(v41_warehouse, tmp_pa
     assert kinds == {"scaling.svg", "time.svg", "systems.svg", "efficiency.svg"}
     assert len(new) == 32 and reused.keys() == new.keys()  # 7 benchmarks and one without parts, 4 kinds
     assert [name for name in new if reused[name] != new[name]] == []
+
+
+def test_a_figure_draws_the_same_bytes_with_the_layout_kept_or_not(v41_warehouse, tmp_path):
+    from matplotlib.text import Text
+
+    from mlperf_scaling.tasks.publish import text_layout
+    from mlperf_scaling.warehouse.read import read_queries
+
+    efficiency, clusters, fits = read_queries(v41_warehouse, "round_efficiency", "round_clusters", "round_fits", round="v4.1")
+    benchmarks = ["bert", "llama2_70b_lora"]  # scaling fits, long titles, both axes on log scales
+
+    def draw(order, folder):
+        for benchmark in order:
+            mine = pl.col("benchmark") == benchmark
+            plot_benchmark(efficiency.filter(mine), clusters.filter(mine), tmp_path / folder, fits.filter(mine), ("svg", "png"))
+        return {p.name: p.read_bytes() for p in (tmp_path / folder).rglob("*") if p.suffix in (".svg", ".png")}
+
+    assert Text._get_layout is text_layout._kept_layout  # on wherever plots are drawn
+    try:
+        text_layout.keep_text_layouts(False)
+        laid_out_each_time = draw(benchmarks, "each_time")
+        text_layout.keep_text_layouts(True)
+        # the texts of the other benchmark laid out first, in both formats (two renderers, two sizes of the same text)
+        kept = draw(benchmarks[::-1], "kept")
+        assert len(text_layout._KEPT) > 100
+        again = draw(benchmarks, "again")  # every layout now from what was kept
+    finally:
+        text_layout.keep_text_layouts(True)
+    assert len(laid_out_each_time) == 16 and kept.keys() == laid_out_each_time.keys() == again.keys()  # 2 benchmarks, 4 kinds, 2 formats
+    assert [name for name in laid_out_each_time if kept[name] != laid_out_each_time[name]] == []
+    assert [name for name in laid_out_each_time if again[name] != laid_out_each_time[name]] == []
