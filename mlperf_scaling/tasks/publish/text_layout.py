@@ -16,13 +16,13 @@ from typing import Any
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-_ORIGINAL = Text._get_layout
+_ORIGINAL = Text._get_layout  # type: ignore[attr-defined]  # private, and what is kept here
 _KEPT: dict[tuple, tuple[Any, list, Any]] = {}
 _LOCK = threading.Lock()
 _MAX_KEPT = 20_000  # about 2 kB each: a bound for a long-lived process, far above one main job's distinct texts
 
 
-def _key(text: Text, renderer: Any) -> tuple | None:
+def _key(text: Any, renderer: Any) -> tuple | None:
     if text.get_wrap() or text.get_transform_rotates_text():
         return None
     font = text.get_fontproperties()
@@ -36,7 +36,7 @@ def _key(text: Text, renderer: Any) -> tuple | None:
     )
 
 
-def _kept_layout(self: Text, renderer: Any):
+def _kept_layout(self: Any, renderer: Any):
     key = _key(self, renderer)
     if key is None:
         return _ORIGINAL(self, renderer)
@@ -55,6 +55,6 @@ def _kept_layout(self: Text, renderer: Any):
 
 def keep_text_layouts(enabled: bool = True) -> None:
     """Lay out each distinct text once (`enabled`), or every time as matplotlib does (tests compare the two)."""
-    Text._get_layout = _kept_layout if enabled else _ORIGINAL  # type: ignore[method-assign]
+    Text._get_layout = _kept_layout if enabled else _ORIGINAL  # type: ignore[attr-defined]
     if not enabled:
         _KEPT.clear()
