@@ -29,6 +29,7 @@ _SCANNER = simdjson.Parser()
 _KEYS = frozenset(_POWER_KEYS)
 # the events whose value is a number the energy is computed from: finite, else the line is unusable
 _NUMERIC_KEYS = frozenset({"power_reading", "conversion_eff", "interconnect_power_est"})
+_NUMBER = (int, float)  # exact types: a bool is not a reading
 
 
 def parse_power_log(data: bytes | memoryview) -> PowerLog:
@@ -36,13 +37,19 @@ def parse_power_log(data: bytes | memoryview) -> PowerLog:
     log = PowerLog()
     parse: Any = _SCANNER.parse  # simdjson's own types: a document of any shape
     document: Any = None
+    events = log.events
     for payload in marker_lines(str(data, "latin-1"), TOKENS[MLLOG], strip=False):
         document = None  # release the previous document, even after a failed line, before the parser is reused
         try:
             document = parse(payload.encode())
             key = document["key"]
             if key in _KEYS:
-                log.events.append(_event(document["time_ms"], key, _plain(document.get("value"))))
+                # simdjson's numbers are finite and fit a float (it refuses NaN, 1e400 and integers beyond 64 bits), so
+                # a number's type is the whole of finite_number's verdict here; anything else takes the exact path
+                time, value = document["time_ms"], document.get("value")
+                if type(time) not in _NUMBER or (key in _NUMERIC_KEYS and type(value) not in _NUMBER):
+                    raise ValueError("not a plain number")
+                events.append((float(time), key, float(value) if key in _NUMERIC_KEYS else _plain(value)))
             del document  # the parser is reused only once its last document is gone
             continue
         except (ValueError, KeyError, TypeError, RuntimeError):
