@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 
-from mlperf_scaling.flows.analyze import analyze_round, analyze_trends
+from mlperf_scaling.flows.analyze import analyze_round_tasks, analyze_trends
 from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
@@ -65,7 +65,7 @@ def mlperf_pipeline(
             summary["report"] = str(report)
         elif summary["status"] in ("succeeded", "unchanged"):
             try:
-                analyze_round(round_name, warehouse)
+                analyze_round_tasks(round_name, warehouse)
                 analysis = read_round_analysis(warehouse, round_name)  # read here: the background never opens the warehouse
                 publishing.append((summary, publish_round_outputs.submit(round_name, opaque(analysis), reports, settings.plot_formats)))
             except Exception as exc:  # the round's data is loaded; say what failed after it

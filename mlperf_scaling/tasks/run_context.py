@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from prefect import get_run_logger
 from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.context import FlowRunContext, TaskRunContext
 from prefect.exceptions import MissingContextError
+from prefect.runtime import task_run
 
 
 def run_logger() -> logging.Logger | logging.LoggerAdapter:
@@ -17,6 +19,15 @@ def run_logger() -> logging.Logger | logging.LoggerAdapter:
         return get_run_logger()
     except MissingContextError:
         return logging.getLogger("mlperf_scaling")
+
+
+def round_task_run_name(prefix: str) -> Callable[[], str]:
+    """Task-run names that carry the round of their `round_name` parameter: compute-metrics-v4-1 (no dots in Prefect names)."""
+
+    def name() -> str:
+        return f"{prefix}-{str(task_run.parameters.get('round_name', 'round')).replace('.', '-')}"
+
+    return name
 
 
 def in_run() -> bool:

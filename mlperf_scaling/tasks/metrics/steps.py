@@ -23,6 +23,7 @@ from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
+from mlperf_scaling.tasks.run_context import round_task_run_name
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import replace_round_analysis, replace_trends
 from mlperf_scaling.warehouse.read import read_queries
@@ -44,7 +45,7 @@ class RoundAnalysis:
                 "scaling_fits": self.fits, "recommendations": self.recommendations, "plan_backtest": self.backtest}
 
 
-@task(name="compute-metrics", cache_policy=NO_CACHE)
+@task(name="compute-metrics", task_run_name=round_task_run_name("compute-metrics"), cache_policy=NO_CACHE)
 def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0.5) -> RoundAnalysis:
     """Efficiency, clusters, scaling fits, recommendations and exclusions of one round, from its `scores` rows."""
     (scores,) = read_queries(warehouse, "round_scores", round=round_name)
@@ -69,7 +70,7 @@ def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
         replace_round_analysis(connection, analysis.round, analysis.frames())
 
 
-@task(name="read-metrics", cache_policy=NO_CACHE)
+@task(name="read-metrics", task_run_name=round_task_run_name("read-metrics"), cache_policy=NO_CACHE)
 def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
     efficiency, clusters, exclusions, fits, recommendations, sources, backtest = read_queries(
         warehouse, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_recommendations",

@@ -9,7 +9,6 @@ import polars as pl
 from prefect import task
 from prefect.artifacts import create_link_artifact, create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.runtime import task_run
 
 from mlperf_scaling.processes import DRAW, map_on_cores
 from mlperf_scaling.rounds import sorted_rounds
@@ -20,16 +19,12 @@ from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.report import render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
-from mlperf_scaling.tasks.run_context import artifact_key, run_logger
+from mlperf_scaling.tasks.run_context import artifact_key, round_task_run_name, run_logger
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.warehouse.read import read_queries
 
 
-def _publish_run_name() -> str:
-    return f"publish-{task_run.parameters['round_name'].replace('.', '-')}"
-
-
-@task(name="publish-round", task_run_name=_publish_run_name, cache_policy=NO_CACHE)
+@task(name="publish-round", task_run_name=round_task_run_name("publish"), cache_policy=NO_CACHE)
 def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict:
     """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (already read: this task may
     run beside the next round's load, and never opens the warehouse)."""
