@@ -4,7 +4,7 @@ The main job (`mlperf-scaling run --mirror MIRROR` into a new warehouse and repo
 process under it is sampled every 0.1 s (user + system time, from /proc/<pid>/stat) and put in one phase:
 
 * parse workers: the pool that reads and judges logs (nice 0), with the fork server it is forked from;
-* draw workers: the pool that draws figures (nice 10);
+* draw workers: the pool that draws figures (nice 19);
 * Prefect API: the temporary server (uvicorn);
 * main process: the command itself (orchestration, Prefect client, scoring, analysis, loading, reports);
 * other helpers: the resource tracker.
