@@ -41,6 +41,19 @@ def test_four_worker_processes_run_when_four_cpus_are_allowed():
     assert done.stdout.split() == ["4", "4"], done.stdout + done.stderr
 
 
+PRIORITIES = """
+import os
+from mlperf_scaling.processes import DRAW, PARSE, shared_pool
+print(*(shared_pool(1, kind).submit(os.nice, 0).result() - os.nice(0) for kind in (PARSE, DRAW)))
+"""
+
+
+def test_drawing_workers_run_below_the_readers_and_the_command():
+    """Drawing is background work: it takes what the reading and the analysis leave of the cores."""
+    done = subprocess.run([sys.executable, "-c", PRIORITIES], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["0", str(min(19, 19 - os.nice(0)))], done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("given, used", [(None, "in-memory"), ("streaming", "streaming")])
 def test_polars_runs_queries_in_memory_unless_the_user_says_otherwise(given, used):
     """The streaming engine's fixed cost per query is 7x the in-memory one's, paid once per pandera check."""
