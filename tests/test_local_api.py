@@ -72,3 +72,20 @@ def test_the_temporary_api_runs_prefects_application_on_that_configuration(prefe
             continue
     served = [command for command in commands if b"uvicorn" in command and port.encode() in command]
     assert served and all(b"mlperf_scaling.flows.api_app:create_app" in command for command in served)
+
+
+def test_a_booted_temporary_api_runs_five_steps_below_the_command():
+    """Once it answers, the server mostly records what the runs sent: the reading and the analysis go first."""
+    import os
+    import subprocess
+    import sys
+
+    from mlperf_scaling.flows.local_api import _lower_priority
+
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        _lower_priority(server.pid)
+        assert os.getpriority(os.PRIO_PROCESS, server.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)
+    finally:
+        server.kill()
+        server.wait()

@@ -100,7 +100,7 @@ def _lower_priority(pid: int) -> None:
     # Booted, the server mostly records what the runs already sent (events, logs): below the reading and the analysis
     # it waits for their spare moments; a request that holds up a run still gets a core at once (main job 0.98, 3 pairs)
     try:
-        os.setpriority(os.PRIO_PROCESS, pid, 5)
+        os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, pid) + 5))  # 5 below where it runs
     except (OSError, AttributeError):  # gone already, or not a POSIX system
         pass
 
