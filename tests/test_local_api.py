@@ -80,11 +80,11 @@ def test_a_booted_temporary_api_runs_five_steps_below_the_command():
     import subprocess
     import sys
 
-    from mlperf_scaling.flows.local_api import _lower_priority
+    from mlperf_scaling.flows.local_api import lower_priority
 
     server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        _lower_priority(server.pid)
+        lower_priority(server.pid)
         assert os.getpriority(os.PRIO_PROCESS, server.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)
     finally:
         server.kill()

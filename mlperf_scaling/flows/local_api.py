@@ -75,7 +75,7 @@ class TemporaryApi:
             try:
                 with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
                     if response.status == 200:
-                        _lower_priority(self.process.pid)
+                        lower_priority(self.process.pid)
                         return
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
@@ -96,7 +96,7 @@ class TemporaryApi:
         self.process = None
 
 
-def _lower_priority(pid: int) -> None:
+def lower_priority(pid: int) -> None:
     # Booted, the server mostly records what the runs already sent (events, logs): below the reading and the analysis
     # it waits for their spare moments; a request that holds up a run still gets a core at once (main job 0.98, 3 pairs)
     try:
