@@ -13,12 +13,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from matplotlib import rcParams
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 _ORIGINAL = Text._get_layout  # type: ignore[attr-defined]  # private, and what is kept here
 _KEPT: dict[tuple, tuple[Any, list, Any]] = {}
 _LOCK = threading.Lock()
+# what a family name resolves to: a style that changes these draws with other fonts, and gets other layouts
+_FONT_SETTINGS = ("font.family", "font.serif", "font.sans-serif", "font.monospace", "font.cursive", "font.fantasy", "mathtext.fontset")
+_read_setting = dict.__getitem__.__get__(rcParams)  # rcParams' own lookup checks for deprecated names first: 25,000 times a run
 _MAX_KEPT = 20_000  # about 2 kB each: a bound for a long-lived process, far above one main job's distinct texts
 
 
@@ -33,6 +37,7 @@ def _key(text: Any, renderer: Any) -> tuple | None:
         text.get_horizontalalignment(), text.get_verticalalignment(),
         tuple(font.get_family()), font.get_style(), font.get_variant(), font.get_weight(), font.get_stretch(),
         font.get_size_in_points(), font.get_file(), font.get_math_fontfamily(),
+        *(tuple(value) if isinstance(value, list) else value for value in map(_read_setting, _FONT_SETTINGS)),
     )
 
 
