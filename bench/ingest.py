@@ -107,6 +107,7 @@ def child_main(paths: list[str], warehouse: str) -> None:
     import resource
 
     started = time.perf_counter()
+    from mlperf_scaling.collector import collect_less
     from mlperf_scaling.tasks.parse.steps import read_round
     from mlperf_scaling.tasks.score.compliance import judge_for
     from mlperf_scaling.tasks.score.rules import rules_for_round
@@ -114,6 +115,7 @@ def child_main(paths: list[str], warehouse: str) -> None:
     from mlperf_scaling.tasks.source.resolve import resolve_source
     from mlperf_scaling.warehouse.steps import load_round, validate_round
 
+    collect_less()  # as every command that runs flows does
     import_seconds = time.perf_counter() - started
     for path in paths:
         started = time.perf_counter()

@@ -90,3 +90,10 @@ def test_logs_reach_the_workers_through_shared_memory_and_parse_as_in_this_proce
     assert parser._slots is not None and len(shared) >= 3
     assert parser.results() == pool.parse_batch([(pool.RESULT, data) for data in datas], judge)
     assert {name for name in os.listdir("/dev/shm") if name.startswith("psm_")} == segments  # the slots go with the round
+
+
+def test_a_command_that_runs_flows_collects_cycles_less_often():
+    probe = ("import gc; from mlperf_scaling.collector import THRESHOLDS, collect_less; before = gc.get_threshold(); collect_less(); "
+             "print(before != THRESHOLDS, gc.get_threshold() == THRESHOLDS, gc.get_freeze_count() > 1000)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["True", "True", "True"], done.stdout + done.stderr

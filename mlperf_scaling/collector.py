@@ -1,0 +1,20 @@
+"""Python's cyclic garbage collector, run less often in a command that runs flows.
+
+Such a command allocates millions of short-lived objects (Prefect's states and events, polars and pandera frames,
+scikit-learn's arrays, report rows), nearly all freed by reference counting the moment they are dropped. At the default
+thresholds the collector ran every 700 allocations and walked the young objects each time, for little: in the main job
+the command took 2 CPU-s less with the thresholds below (user CPU 0.93, wall time 0.96, 3 pairs), for 4 MiB more
+peak memory (535 MiB).
+"""
+
+from __future__ import annotations
+
+import gc
+
+THRESHOLDS = (100_000, 50, 100)  # allocations before a young collection; young, then middle collections before an older one
+
+
+def collect_less() -> None:
+    """Leave what is imported out of every collection from now on, and collect cycles less often."""
+    gc.freeze()
+    gc.set_threshold(*THRESHOLDS)
