@@ -9,15 +9,20 @@ process under it is sampled every 0.1 s (user + system time, from /proc/<pid>/st
 * main process: the command itself (orchestration, Prefect client, scoring, analysis, loading, reports);
 * other helpers: the resource tracker.
 
+Prefect's database is created first, as `bench/main_job.py` does and as a user's is after their first run: creating it
+(migrations) costs 6-7 CPU-s in the API, once; the CPU of that step is printed on its own line. `--first-run` measures
+the main job creating it instead.
+
 Linux only. A process's last 0.1 s may be missed when it ends between samples. Run from the project root:
 
-    uv run python bench/cpu_by_phase.py [--mirror ../shared/mlperf]
+    uv run python bench/cpu_by_phase.py [--mirror ../shared/mlperf] [--first-run]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -27,6 +32,7 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TICKS = os.sysconf("SC_CLK_TCK")
+CREATE_PREFECT_DATABASE = "from mlperf_scaling.flows.local_api import TemporaryApi; TemporaryApi().wait_until_ready(600)"
 
 
 def descendants(root: int) -> list[int]:
@@ -70,12 +76,20 @@ def phase(pid: int, root: int, niceness: int, command: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", default=str(PROJECT_ROOT.parent / "shared" / "mlperf"))
+    parser.add_argument("--first-run", action="store_true", help="the main job creates Prefect's database (a user's first run)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cpu-by-phase-") as work:
         command = [sys.executable, "-m", "mlperf_scaling.cli", "run", "--mirror", args.mirror,
                    "--warehouse", f"{work}/w.duckdb", "--reports", f"{work}/reports"]
         environment = {**os.environ, "PREFECT_HOME": f"{work}/prefect", "MLPERF_OFFLINE": "1"}
         environment.pop("PREFECT_API_URL", None)
+        created = None
+        if not args.first_run:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-c", CREATE_PREFECT_DATABASE], cwd=PROJECT_ROOT, env=environment, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the API it started, waited for, included
+            created = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         started = time.perf_counter()
         child = subprocess.Popen(command, cwd=PROJECT_ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         seen: dict[int, tuple[float, str]] = {}
@@ -100,7 +114,9 @@ def main() -> None:
     totals: dict[str, float] = defaultdict(float)
     for seconds, name in seen.values():
         totals[name] += seconds
-    print(f"main job: {wall:.1f} s wall, {sum(totals.values()):.1f} CPU-s")
+    if created is not None:
+        print(f"before it, once: Prefect's database created, API started and stopped: {created:.1f} CPU-s (--first-run includes it)")
+    print(f"main job{' (creating Prefect database)' if args.first_run else ''}: {wall:.1f} s wall, {sum(totals.values()):.1f} CPU-s")
     for name, seconds in sorted(totals.items(), key=lambda item: -item[1]):
         print(f"  {name:<15} {seconds:6.1f} CPU-s")
     if os.environ.get("CPU_BY_PHASE_VERBOSE"):

@@ -107,7 +107,7 @@ def child_main(paths: list[str], warehouse: str) -> None:
     import resource
 
     started = time.perf_counter()
-    from mlperf_scaling.collector import collect_less
+    from mlperf_scaling.collector import collecting_less
     from mlperf_scaling.tasks.parse.steps import read_round
     from mlperf_scaling.tasks.score.compliance import judge_for
     from mlperf_scaling.tasks.score.rules import rules_for_round
@@ -115,20 +115,20 @@ def child_main(paths: list[str], warehouse: str) -> None:
     from mlperf_scaling.tasks.source.resolve import resolve_source
     from mlperf_scaling.warehouse.steps import load_round, validate_round
 
-    collect_less()  # as every command that runs flows does
     import_seconds = time.perf_counter() - started
-    for path in paths:
-        started = time.perf_counter()
-        round_name = resolve_source(path).round
-        result = score.fn(read_round.fn(path, round_name, None, judge_for(rules_for_round(round_name))))
-        frames = validate_round.fn(result)
-        summary = load_round.fn(result, frames, warehouse)
-        seconds = time.perf_counter() - started
-        # Linux reports ru_maxrss in KiB: this process's high-water mark so far, imports included.
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest parsing worker
-        payload = {"seconds": seconds, "import_seconds": import_seconds, "peak_rss_kib": max(peak, children), "summary": summary}
-        print(RESULT_MARKER + json.dumps(payload, default=str), flush=True)
+    with collecting_less():  # as every command that runs flows does
+        for path in paths:
+            started = time.perf_counter()
+            round_name = resolve_source(path).round
+            result = score.fn(read_round.fn(path, round_name, None, judge_for(rules_for_round(round_name))))
+            frames = validate_round.fn(result)
+            summary = load_round.fn(result, frames, warehouse)
+            seconds = time.perf_counter() - started
+            # Linux reports ru_maxrss in KiB: this process's high-water mark so far, imports included.
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest parsing worker
+            payload = {"seconds": seconds, "import_seconds": import_seconds, "peak_rss_kib": max(peak, children), "summary": summary}
+            print(RESULT_MARKER + json.dumps(payload, default=str), flush=True)
 
 
 def measure(rounds: list[str], mirror: Path, repeat: int) -> dict[str, tuple[Baseline, Ingest]]:

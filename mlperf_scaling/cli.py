@@ -224,11 +224,10 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 
             unchanged = unchanged_run(settings.rounds, settings.mirror, settings.remote_base, settings.warehouse, settings.reports)
         if unchanged is None:
-            from mlperf_scaling.collector import collect_less
+            from mlperf_scaling.collector import collecting_less
             from mlperf_scaling.flows.local_api import local_runs, start_early
 
-            with local_runs(start_early(), _FLOWS[args.command]):
-                collect_less()  # once the flows and what they use are imported
+            with local_runs(start_early(), _FLOWS[args.command]), collecting_less():  # once the flows and what they use are imported
                 return _command(args, settings)
         return _command(args, settings, unchanged)
     return _command(args, settings)

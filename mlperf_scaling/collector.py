@@ -10,11 +10,22 @@ peak memory (535 MiB).
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 THRESHOLDS = (100_000, 50, 100)  # allocations before a young collection; young, then middle collections before an older one
 
 
-def collect_less() -> None:
-    """Leave what is imported out of every collection from now on, and collect cycles less often."""
+@contextmanager
+def collecting_less() -> Iterator[None]:
+    """Inside: what is imported now is left out of every collection, and cycles are collected less often. After: the
+    collector as it was, with those objects collectable again (a test process runs on; an extension checking for
+    leaks at exit, as DuckDB's does, would otherwise find them still held)."""
+    before = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
