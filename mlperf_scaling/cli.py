@@ -306,7 +306,7 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict]
         if not 0 < args.threshold < 1:
             print("mlperf-scaling: --threshold must be between 0 and 1", file=sys.stderr)
             return 2
-        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold, settings.plot_formats)
+        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold, settings.plot_formats, settings.artifact_images == "embed")
     if args.command == "ingest":
         from mlperf_scaling.flows.ingest import ingest_sources
         from mlperf_scaling.flows.outcome import result_of
@@ -399,7 +399,8 @@ def _explore(warehouse: Path, reports: Path, open_page: bool) -> int:
     return 0
 
 
-def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5, plot_formats: tuple[str, ...] = DEFAULT_FORMATS) -> int:
+def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5, plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
+             embed_plots: bool = False) -> int:
     if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
         print(f"mlperf-scaling: {problem}", file=sys.stderr)
         return 2
@@ -408,7 +409,7 @@ def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float =
     from mlperf_scaling.tasks.publish.steps import write_explorer_pages
 
     result = analyze_round(round_name, str(warehouse), threshold)
-    published = publish_round(round_name, str(warehouse), str(reports), plot_formats)
+    published = publish_round(round_name, str(warehouse), str(reports), plot_formats, embed_plots)
     write_explorer_pages(str(warehouse), str(reports))  # the explorer shows the new analysis too
     print(f"{round_name}: {result['n_systems']} systems analysed, {result['n_excluded']} score rows left out")
     print(f"report: {published['report']}")

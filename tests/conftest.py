@@ -34,8 +34,12 @@ os.environ["XDG_CACHE_HOME"] = str(RUN_SHARED / "cache")
 PROJECT = Path(__file__).resolve().parents[1]
 
 # Property-based tests: 50 examples per property by default, 1,000 with HYPOTHESIS_PROFILE=thorough; no example
-# database (it would be a folder left in the working directory).
+# database, and Hypothesis's other files (its cache of the constants in the code under test) in this run's folder, not
+# in a .hypothesis folder left in the working directory.
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
+
+set_hypothesis_home_dir(Path(TEST_TMP) / "hypothesis")
 
 _hypothesis_settings.register_profile("default", max_examples=50, database=None)
 _hypothesis_settings.register_profile("thorough", max_examples=1000, database=None)

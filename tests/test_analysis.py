@@ -264,15 +264,26 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     recommendations = pl.read_csv(folder / "recommendations.csv")
     llama = recommendations.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")).row(0, named=True)
     assert llama["basis"] == "amdahl fit" and llama["accelerators"] == 128
-    assert "scaling-summary-v4-1" in published["artifacts"] and "plot-v4-1-llama2-70b-lora-scaling" in published["artifacts"]
+    # by default the plots are linked from the summary, not sent as images: one summary, table and report link per round
+    assert published["artifacts"] == ["scaling-summary-v4-1", "efficiency-v4-1", "report-v4-1"]
 
-    async def keys():
-        async with get_client() as client:
-            return {a.key for a in await client.read_artifacts()}
+    async def artifacts(key: str) -> list[str]:
+        from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+        async with get_client() as client:  # the run's API is shared: other tests' v4.1 artifacts are there too
+            return [a.data for a in await client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))]
 
     import asyncio
 
-    assert {"scaling-summary-v4-1", "efficiency-v4-1"} <= asyncio.run(keys())
+    assert f"[MLPerf Training v4.1: report (opens from disk)]({(folder / 'index.html').resolve().as_uri()})" in asyncio.run(artifacts("report-v4-1"))
+    linked = f"| llama2_70b_lora | [scaling]({(folder / 'plots' / 'llama2_70b_lora_scaling.svg').resolve().as_uri()}) · [time]("
+    assert any(linked in summary for summary in asyncio.run(artifacts("scaling-summary-v4-1")))
+    # asked for (MLPERF_ARTIFACT_IMAGES=embed), the scaling and time plots are image artifacts too, each far under the
+    # server's 1.5 MB event limit; the plots are not drawn again
+    again = publish_round("v4.1", str(warehouse_path), str(tmp_path / "reports"), embed_plots=True)
+    assert len([key for key in again["artifacts"] if key.startswith("plot-v4-1-")]) == 14  # 7 benchmarks, 2 plots each
+    images = asyncio.run(artifacts("plot-v4-1-llama2-70b-lora-scaling"))
+    assert images and all(image.startswith("data:image/svg+xml;base64,") and 10_000 < len(image) < 500_000 for image in images)
 
 
 def test_plots_are_not_redrawn_when_nothing_changed(tmp_path):
@@ -319,6 +330,20 @@ def test_counts_batches_and_knees_print_as_whole_numbers():
     assert cell(float("nan"), "n_systems") == "nan" and cell(None, "n_systems") == "" and cell(True) == "yes"
     rows = [{"a": 1, "b": None, "c": False}, {"a": 2, "b": None, "c": True}]
     assert present([("a", "A"), ("b", "B"), ("c", "C")], rows) == [("a", "A"), ("c", "C")]
+
+
+def test_plots_are_linked_in_the_prefect_ui_unless_embedding_is_asked_for(monkeypatch):
+    from pydantic import ValidationError
+
+    from mlperf_scaling.settings import Settings
+
+    monkeypatch.delenv("MLPERF_ARTIFACT_IMAGES", raising=False)
+    assert Settings().artifact_images == "link"
+    monkeypatch.setenv("MLPERF_ARTIFACT_IMAGES", "embed")
+    assert Settings().artifact_images == "embed"
+    monkeypatch.setenv("MLPERF_ARTIFACT_IMAGES", "inline")
+    with pytest.raises(ValidationError, match="'link' or 'embed'"):
+        Settings()
 
 
 def test_pages_show_svg_and_link_png_when_both_are_drawn(monkeypatch):

@@ -12,7 +12,9 @@ from mlperf_scaling.tasks.publish.steps import publish_round_outputs
 
 
 @flow(name="publish-round", flow_run_name=round_run_name("publish"))
-def publish_round(round_name: str, warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict:
-    """Plots, CSV tables and index.html under reports/<round>/, and the same in Prefect artifacts."""
+def publish_round(round_name: str, warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
+                  embed_plots: bool = False) -> dict:
+    """Plots, CSV tables and index.html under reports/<round>/, and the same in Prefect artifacts (the plots linked, or
+    with `embed_plots` embedded as images)."""
     analysis = read_round_analysis(warehouse, round_name)
-    return publish_round_outputs(round_name, opaque(analysis), reports, plot_formats)
+    return publish_round_outputs(round_name, opaque(analysis), reports, plot_formats, embed_plots)

@@ -1,4 +1,5 @@
-"""Show a round's analysis in the Prefect UI: a markdown summary, a table and the plots as images."""
+"""Show a round's analysis in the Prefect UI: a markdown summary naming and linking the plots (or, asked for, the
+plots as image artifacts), a table and a link to the report."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import base64
 from pathlib import Path
 
 import polars as pl
-from prefect.artifacts import create_image_artifact, create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_image_artifact, create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from mlperf_scaling.contracts.enums import RulesCoverage
 from mlperf_scaling.tasks.publish.labels import NOTE
@@ -15,6 +16,8 @@ from mlperf_scaling.tasks.score.rules import rules_for_round
 from mlperf_scaling.warehouse.versions import RoundChange
 
 _MEDIA_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
+PLOT_KINDS = ("scaling", "time", "systems", "efficiency", "energy")  # as the report shows them
+EMBEDDED_KINDS = ("scaling", "time")
 
 
 def data_uri(image: Path) -> str:
@@ -35,7 +38,7 @@ def _fmt(value, digits: int = 2) -> str:
 
 
 def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None,
-                     recommendations: pl.DataFrame | None = None) -> str:
+                     recommendations: pl.DataFrame | None = None, embed_plots: bool = False) -> str:
     lines = [
         f"# MLPerf Training {round_name}: scaling summary",
         "",
@@ -65,14 +68,28 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
         )
     if report is not None:
         lines += ["", f"Report on disk: `{report}`"]
-    # The plots are image artifacts of their own, each well under the server's 1.5 MB event limit: embedded here, a
-    # round's dozen would make this one event megabytes long, which the server refuses (and a run stalled on it once).
-    shown = [(benchmark, kind) for benchmark, kinds in plots.items() for kind in ("scaling", "time")
-             if _image(kinds.get(kind, [])) is not None]
-    if shown:
-        lines += ["", "## Plots", "", "Image artifacts of this run: " + ", ".join(
-            f"`{artifact_key('plot', round_name, benchmark, kind)}`" for benchmark, kind in shown) + "."]
+    lines += _plots_section(round_name, plots, embed_plots)
     return "\n".join(lines)
+
+
+def _plots_section(round_name: str, plots: dict[str, dict[str, list[Path]]], embed_plots: bool) -> list[str]:
+    # Never embedded here: a round's dozen images would make this one event megabytes long, which the server refuses
+    # (and a run stalled on it once). Embedded, each is an image artifact of its own, well under that limit.
+    if embed_plots:
+        shown = [(benchmark, kind) for benchmark, kinds in plots.items() for kind in EMBEDDED_KINDS if _image(kinds.get(kind, [])) is not None]
+        if not shown:
+            return []
+        return ["", "## Plots", "", "Image artifacts of this run: " + ", ".join(
+            f"`{artifact_key('plot', round_name, benchmark, kind)}`" for benchmark, kind in shown) + "."]
+    rows = []
+    for benchmark, kinds in plots.items():
+        links = [f"[{kind}]({image.resolve().as_uri()})" for kind in PLOT_KINDS if (image := _image(kinds.get(kind, []))) is not None]
+        if links:
+            rows.append(f"| {benchmark} | {' · '.join(links)} |")
+    if not rows:
+        return []
+    return ["", "## Plots", "", "Files on the machine that ran the job (MLPERF_ARTIFACT_IMAGES=embed shows the scaling and time "
+            "plots here as images).", "", "| benchmark | plots |", "|---|---|", *rows]
 
 
 def publish_artifacts(
@@ -82,11 +99,13 @@ def publish_artifacts(
     plots: dict[str, dict[str, list[Path]]],
     report: Path | None,
     recommendations: pl.DataFrame | None = None,
+    embed_plots: bool = False,
 ) -> list[str]:
-    """Create the round's artifacts (inside a flow or task run) and return their keys."""
+    """Create the round's artifacts (inside a flow or task run) and return their keys: the summary, the efficiency
+    table, a link to the report, and with `embed_plots` the scaling and time plots as images."""
     keys = []
     key = artifact_key("scaling-summary", round_name)
-    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations), key=key,
+    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations, embed_plots), key=key,
                              description=f"MLPerf Training {round_name}: reference, fastest and most efficient systems per benchmark")
     keys.append(key)
     key = artifact_key("efficiency", round_name)
@@ -95,8 +114,15 @@ def publish_artifacts(
     rows = efficiency.select(columns).with_columns(pl.col(pl.Float64).round(4)).to_dicts()
     create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
     keys.append(key)
+    if report is not None:
+        key = artifact_key("report", round_name)
+        create_link_artifact(key=key, link=report.resolve().as_uri(), link_text=f"MLPerf Training {round_name}: report (opens from disk)",
+                             description=f"MLPerf Training {round_name}: the report with every plot and table")
+        keys.append(key)
+    if not embed_plots:
+        return keys
     for benchmark, kinds in plots.items():
-        for kind in ("scaling", "time"):
+        for kind in EMBEDDED_KINDS:
             image = _image(kinds.get(kind, []))
             if image is None:
                 continue

@@ -25,12 +25,14 @@ from mlperf_scaling.warehouse.read import read_queries
 
 
 @task(name="publish-round", task_run_name=round_task_run_name("publish"), cache_policy=NO_CACHE)
-def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict:
+def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS,
+                          embed_plots: bool = False) -> dict:
     """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (already read: this task may
-    run beside the next round's load, and never opens the warehouse)."""
+    run beside the next round's load, and never opens the warehouse). `embed_plots`: the scaling and time plots as
+    image artifacts too (else the round's summary links their files)."""
     plots = draw_round_plots(analysis, reports, formats)
     report = write_round_report(analysis, plots, reports)
-    keys = publish_round_artifacts(analysis, plots, report)
+    keys = publish_round_artifacts(analysis, plots, report, embed_plots)
     run_logger().info("%s: report %s, %d artifacts", round_name, report, len(keys))
     return {"round": round_name, "report": str(report), "artifacts": keys}
 
@@ -72,9 +74,9 @@ def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[
     return write_index(folder, page)
 
 
-def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path) -> list[str]:
+def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path, embed_plots: bool = False) -> list[str]:
     return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report,
-                             analysis.recommendations)
+                             analysis.recommendations, embed_plots)
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
