@@ -308,18 +308,15 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict]
             return 2
         return _analyze(args.round_name, args.warehouse, args.reports, args.threshold, settings.plot_formats, settings.artifact_images == "embed")
     if args.command == "ingest":
-        from mlperf_scaling.flows.ingest import ingest_round, ingest_sources
+        from mlperf_scaling.flows.ingest import ingest_sources
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.tasks.source.members import SourceError
 
-        notes = str(args.notes) if args.notes else None
         try:
-            if len(args.sources) == 1:  # the round's own flow run, without a parent around it (0.3 s of bookkeeping)
-                summaries = [result_of(ingest_round(str(args.sources[0]), str(args.warehouse), args.round_name, notes, force=True,
-                                                    settings=settings, return_state=True))]
-            else:
-                summaries = result_of(ingest_sources([str(s) for s in args.sources], str(args.warehouse), args.round_name, notes,
-                                                     settings=settings, return_state=True))
+            summaries = result_of(ingest_sources(
+                [str(s) for s in args.sources], str(args.warehouse), args.round_name, str(args.notes) if args.notes else None,
+                settings=settings, return_state=True,
+            ))
         except SourceError as exc:
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 2
