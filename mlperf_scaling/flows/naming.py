@@ -6,9 +6,8 @@ from collections.abc import Callable
 
 from prefect.runtime import flow_run
 
+from mlperf_scaling.tasks.run_context import named_for_round
+
 
 def round_run_name(prefix: str) -> Callable[[], str]:
-    def name() -> str:
-        return f"{prefix}-{str(flow_run.parameters.get('round_name', 'round')).replace('.', '-')}"
-
-    return name
+    return lambda: named_for_round(prefix, flow_run.parameters)

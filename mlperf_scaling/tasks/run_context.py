@@ -21,13 +21,14 @@ def run_logger() -> logging.Logger | logging.LoggerAdapter:
         return logging.getLogger("mlperf_scaling")
 
 
+def named_for_round(prefix: str, parameters: dict[str, Any]) -> str:
+    """A run's name carrying the round of its `round_name` parameter: compute-metrics-v4-1 (no dots in Prefect names)."""
+    return f"{prefix}-{str(parameters.get('round_name', 'round')).replace('.', '-')}"
+
+
 def round_task_run_name(prefix: str) -> Callable[[], str]:
-    """Task-run names that carry the round of their `round_name` parameter: compute-metrics-v4-1 (no dots in Prefect names)."""
-
-    def name() -> str:
-        return f"{prefix}-{str(task_run.parameters.get('round_name', 'round')).replace('.', '-')}"
-
-    return name
+    """Task-run names that carry the round (`named_for_round`)."""
+    return lambda: named_for_round(prefix, task_run.parameters)
 
 
 def in_run() -> bool:
