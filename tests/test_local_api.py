@@ -89,3 +89,33 @@ def test_a_booted_temporary_api_runs_five_steps_below_the_command():
     finally:
         server.kill()
         server.wait()
+
+
+_FLOW_SAYS_ITS_HEARTBEAT = """
+from prefect import flow
+from prefect.settings import get_current_settings
+from mlperf_scaling.flows.local_api import local_runs
+
+@flow
+def heartbeat() -> object:
+    return get_current_settings().flows.heartbeat_frequency
+
+with local_runs(None):
+    print(heartbeat())
+"""
+
+
+def test_a_command_on_a_served_api_sends_heartbeats_only_when_the_user_asks(prefect_isolated):
+    """Prefect's default heartbeat costs every flow run up to a second as it ends; set by the user, it is theirs."""
+    import os
+    import subprocess
+    import sys
+
+    environment = {name: value for name, value in os.environ.items() if "HEARTBEAT" not in name}
+    said = {}
+    for asked in (None, "60"):
+        env = environment if asked is None else {**environment, "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": asked}
+        done = subprocess.run([sys.executable, "-c", _FLOW_SAYS_ITS_HEARTBEAT], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        said[asked] = done.stdout.split()[-1]
+    assert said == {None: "None", "60": "60"}  # the tests' API is a served one here: PREFECT_API_URL is set

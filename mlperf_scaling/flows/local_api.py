@@ -5,7 +5,8 @@ and after importing the whole server package here too (1.5 s) just to launch it;
 (about 4 s). Started here instead, with the same command Prefect uses (`prefect.server.api.server.SubprocessASGIServer`)
 but its SQLite transactions begun IMMEDIATE (flows/api_app.py), the server boots in its own process while this one
 imports the flows. With PREFECT_API_URL set (in the environment, a
-profile or prefect.toml: a served API), nothing temporary is started and heartbeats stay on.
+profile or prefect.toml: a served API), nothing temporary is started, and heartbeats are sent when the user set
+PREFECT_FLOWS_HEARTBEAT_FREQUENCY.
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ def start_early() -> TemporaryApi | None:
 @contextmanager
 def local_runs(early: TemporaryApi | None, preload: list[str] = ()) -> Iterator[None]:  # type: ignore[assignment]
     """Flow runs on a served API when one is configured, else on a temporary one (`early`, or one started now):
-    imports `preload` (the flows about to run) while it boots, and turns heartbeats off on it."""
+    imports `preload` (the flows about to run) while it boots, and turns heartbeats off on it (on a served API, unless
+    the user asked for them)."""
     from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL, temporary_settings
 
     served = PREFECT_API_URL.value()
@@ -152,7 +154,8 @@ def local_runs(early: TemporaryApi | None, preload: list[str] = ()) -> Iterator[
             early.stop()
         for module in preload:
             importlib.import_module(module)
-        yield
+        with heartbeats_if_asked():
+            yield
         return
     api = early or TemporaryApi()
     for module in preload:
@@ -161,6 +164,30 @@ def local_runs(early: TemporaryApi | None, preload: list[str] = ()) -> Iterator[
     # stopped at exit (TemporaryApi registers it), after Prefect has sent its last logs and events; no UI is served
     # there, so no "View at" links to one
     with temporary_settings(updates={PREFECT_API_URL: api.url, PREFECT_UI_URL: ""}), without_heartbeats():
+        yield
+
+
+def heartbeats_asked() -> bool:
+    """Whether the user set PREFECT_FLOWS_HEARTBEAT_FREQUENCY (environment, profile or prefect.toml), as Prefect's guide
+    to detecting crashed ("zombie") runs tells them to, rather than leaving Prefect's default."""
+    from prefect.settings import get_current_settings
+
+    return "heartbeat_frequency" in get_current_settings().flows.model_fields_set
+
+
+@contextmanager
+def heartbeats_if_asked() -> Iterator[None]:
+    """A command's flow runs on a served API send heartbeats only when the user asked for them.
+
+    Prefect 3.8 sends them by default (every 180 s), and a flow run that ends waits for its heartbeat thread to wake
+    from its 1 s sleep: 0-1 s at the end of every flow run and subflow, 14 s of a 47 s main job and 2 of a 6 s ingest,
+    on a served API here. Nothing reads them but an automation the user creates to mark a silent run Crashed, and
+    Prefect's guide to it has the user set PREFECT_FLOWS_HEARTBEAT_FREQUENCY: then they are sent. Deployment runs
+    (`serve`, a worker) are not started here and keep Prefect's default."""
+    if heartbeats_asked():
+        yield
+        return
+    with without_heartbeats():
         yield
 
 
