@@ -12,10 +12,14 @@ Figures (targets from the issue in brackets):
 * fixed costs [<= 4 s each]: `mlperf-scaling --help`; `ingest` of one round (v4.1) into a new warehouse, minus
   nothing (the whole command); `paper-table`; `plan llama2_70b_lora`; `query "select 1"`.
 
+`--served` runs every command against a served API instead (`prefect server start` in the bench's own Prefect home,
+started and migrated before anything is timed), as a team with a Prefect server and UI runs them.
+
 Run from the project root (it needs about five minutes with --repeat 3):
 
     uv run python bench/main_job.py
     uv run python bench/main_job.py --repeat 1 --mirror /path/to/mirror
+    uv run python bench/main_job.py --served
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -59,10 +65,32 @@ def timed(command: list[str], environment: dict[str, str]) -> float:
     return seconds
 
 
+def served_api(environment: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """`prefect server start` on a free port, once it answers, and its API's address."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                              env={**environment, "PREFECT_UI_ENABLED": "false"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/api"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"prefect server start exited with status {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2):
+                return server, url
+        except OSError:
+            time.sleep(0.2)
+    server.kill()
+    raise SystemExit("prefect server start did not answer within 300 s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", type=Path, default=PROJECT_ROOT.parent / "shared" / "mlperf")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--served", action="store_true", help="run the commands against a served API (prefect server start)")
     args = parser.parse_args()
     mirror = args.mirror.resolve()
     cli = [sys.executable, "-m", "mlperf_scaling.cli"]
@@ -70,10 +98,14 @@ def main() -> int:
     environment = {**os.environ, "PREFECT_HOME": str(work / "prefect"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     environment.pop("PREFECT_API_URL", None)
     figures: dict[str, list[float]] = {name: [] for name in ["baseline", *TARGETS]}
+    server = None
     try:
-        # a warm environment: the bench's own Prefect database is created (migrated, 10-15 s) before anything is timed,
-        # as the user's ~/.prefect one is after the first run
-        timed([sys.executable, "-c", WARM_PREFECT], environment)
+        if args.served:
+            server, environment["PREFECT_API_URL"] = served_api(environment)
+        else:
+            # a warm environment: the bench's own Prefect database is created (migrated, 10-15 s) before anything is
+            # timed, as the user's ~/.prefect one is after the first run
+            timed([sys.executable, "-c", WARM_PREFECT], environment)
         for attempt in range(args.repeat):
             run = work / f"run{attempt}"
             warehouse, reports = run / "w.duckdb", run / "reports"
@@ -89,6 +121,9 @@ def main() -> int:
             figures["query"].append(timed([*cli, "query", "select 1", "--warehouse", str(warehouse)], environment))
             shutil.rmtree(run, ignore_errors=True)
     finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
     baseline = statistics.median(figures["baseline"])
     print(f"{'figure':<18} {'median s':>9} {'min s':>7} {'max s':>7} {'vs baseline':>12} {'target s':>9}")
@@ -100,7 +135,8 @@ def main() -> int:
         failed |= target is not None and median > target
         print(f"{name:<18} {median:>9.2f} {min(values):>7.2f} {max(values):>7.2f} {median / baseline:>11.2f}x "
               f"{'' if target is None else f'{target:>8.0f}' + (' ok' if median <= target else ' MISSED')}")
-    print(f"\nbaseline: a plain read of every archive in {mirror}; {args.repeat} runs of each, median")
+    api = "a served API (prefect server start)" if args.served else "Prefect's temporary API, one per command"
+    print(f"\nbaseline: a plain read of every archive in {mirror}; {args.repeat} runs of each, median; on {api}")
     return 1 if failed else 0
 
 
