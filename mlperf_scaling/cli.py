@@ -306,7 +306,7 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict]
         if not 0 < args.threshold < 1:
             print("mlperf-scaling: --threshold must be between 0 and 1", file=sys.stderr)
             return 2
-        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold, settings.plot_formats, settings.artifact_images == "embed")
+        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold, settings.plot_formats, settings.embed_plots)
     if args.command == "ingest":
         from mlperf_scaling.flows.ingest import ingest_sources
         from mlperf_scaling.flows.outcome import result_of

@@ -48,6 +48,11 @@ class Settings(BaseSettings):
     # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
     max_source_bytes: int = Field(16 * 1024**3, gt=0, description="the most a source may expand to")
 
+    @property
+    def embed_plots(self) -> bool:
+        """Whether the plots go to the Prefect UI as image artifacts rather than as links to their files."""
+        return self.artifact_images == "embed"
+
     @field_validator("plot_formats", mode="before")
     @classmethod
     def _split_formats(cls, value: object) -> object:

@@ -338,9 +338,9 @@ def test_plots_are_linked_in_the_prefect_ui_unless_embedding_is_asked_for(monkey
     from mlperf_scaling.settings import Settings
 
     monkeypatch.delenv("MLPERF_ARTIFACT_IMAGES", raising=False)
-    assert Settings().artifact_images == "link"
+    assert Settings().artifact_images == "link" and not Settings().embed_plots
     monkeypatch.setenv("MLPERF_ARTIFACT_IMAGES", "embed")
-    assert Settings().artifact_images == "embed"
+    assert Settings().artifact_images == "embed" and Settings().embed_plots
     monkeypatch.setenv("MLPERF_ARTIFACT_IMAGES", "inline")
     with pytest.raises(ValidationError, match="'link' or 'embed'"):
         Settings()

@@ -68,7 +68,7 @@ def mlperf_pipeline(
                 analyze_round_tasks(round_name, warehouse)
                 analysis = read_round_analysis(warehouse, round_name)  # read here: the background never opens the warehouse
                 publishing.append((summary, publish_round_outputs.submit(round_name, opaque(analysis), reports, settings.plot_formats,
-                                                                                settings.artifact_images == "embed")))
+                                                                                settings.embed_plots)))
             except Exception as exc:  # the round's data is loaded; say what failed after it
                 _analysis_failed(summary, exc)
         summaries.append(summary)
