@@ -73,7 +73,7 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
 _MEASURED_FIELDS = {  # the warehouse's column -> the plan's, for the files
     "accelerators": "accelerators", "time_to_train_min": "time_min", "time_to_train_min_low": "fastest_run_min",
     "time_to_train_min_high": "slowest_run_min", "accelerator_hours": "accelerator_hours", "energy_kj": "energy_kj",
-    "efficiency_group": "efficiency", "throughput_part": "throughput_part", "convergence_part": "convergence_part",
+    "efficiency": "efficiency", "throughput_part": "throughput_part", "convergence_part": "convergence_part",
     "global_batch_size": "global_batch", "submitter": "submitter", "system": "system",
 }
 
@@ -154,7 +154,7 @@ def _measured_rows(rows: pl.DataFrame, price: float | None) -> tuple[list[Column
         cells.append([
             f"{row['accelerators']:,}", f"{row['time_to_train_min']:,.2f}", spread, f"{row['accelerator_hours']:,.1f}",
             *([f"{row['accelerator_hours'] * price:,.0f}"] if price is not None else []),
-            _optional(energy, 1), f"{row['efficiency_group']:.2f}", _optional(row["throughput_part"], 2),
+            _optional(energy, 1), f"{row['efficiency']:.2f}", _optional(row["throughput_part"], 2),
             _optional(row["convergence_part"], 2), _optional(row["global_batch_size"], 0), f"{row['submitter']}/{row['system']}",
         ])
     return columns, cells

@@ -59,7 +59,7 @@ def test_comparable_groups_keep_form_factors_apart():
     hbm3 = bert.filter(pl.col("accelerator_model_name") == "NVIDIA H100 80GB HBM3").row(0, named=True)
     sxm5 = bert.filter(pl.col("accelerator_model_name") == "NVIDIA H100-SXM5-80GB").row(0, named=True)
     assert hbm3["accelerator_group"] == sxm5["accelerator_group"] == "H100-SXM"
-    assert hbm3["reference_system_group"] == sxm5["reference_system_group"]
+    assert hbm3["reference_system"] == sxm5["reference_system"]
     groups = table.group_by("accelerator_group").agg(pl.col("accelerator_form_factor").n_unique().alias("forms"), pl.col("accelerator_family").n_unique().alias("families"))
     assert groups["forms"].max() == 1 and groups["families"].max() == 1  # never two form factors or models in one group
     ssd = table.filter(pl.col("benchmark") == "ssd")

@@ -88,7 +88,7 @@ def test_plan_keeps_every_number(v41_warehouse, at_width, width):
     left_out = _left_out(out)
     expected = {
         "N": [f"{n:,}" for n in rows["accelerators"]], "time (min)": [f"{t:,.2f}" for t in rows["time_to_train_min"]],
-        "efficiency": [f"{e:.2f}" for e in rows["efficiency_group"]],
+        "efficiency": [f"{e:.2f}" for e in rows["efficiency"]],
         "runs min-max": [f"{lo:,.2f}-{hi:,.2f}" for lo, hi in zip(rows["time_to_train_min_low"], rows["time_to_train_min_high"], strict=True)],
         "throughput part": [f"{p:.2f}" for p in rows["throughput_part"]], "convergence part": [f"{p:.2f}" for p in rows["convergence_part"]],
         "global batch": [f"{b:,.0f}" for b in rows["global_batch_size"]], "acc.-hours": [f"{h:,.1f}" for h in rows["accelerator_hours"]],

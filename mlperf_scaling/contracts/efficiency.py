@@ -31,38 +31,45 @@ class EfficiencySchema(Contract):
     global_batch_size: float | None = pa.Field(nullable=True, gt=0)
     samples_to_converge: float | None = pa.Field(nullable=True, ge=0)
     epochs_to_converge: float | None = pa.Field(nullable=True, ge=0)
-    reference_system_group: str = pa.Field()
-    reference_accelerators_group: int = pa.Field(gt=0)
-    reference_time_min_group: float = pa.Field(gt=0)
-    is_reference_group: bool = pa.Field()
-    speedup_group: float = pa.Field(gt=0)
-    efficiency_group: float = pa.Field(gt=0)
-    convergence_unit: str | None = pa.Field(nullable=True, isin=["samples", "epochs"])
-    training_per_accelerator_minute: float | None = pa.Field(nullable=True, gt=0)
-    throughput_part: float | None = pa.Field(nullable=True, gt=0)
-    convergence_part: float | None = pa.Field(nullable=True, gt=0)
-    efficiency_note: str | None = pa.Field(nullable=True)
     reference_system: str = pa.Field()
     reference_accelerators: int = pa.Field(gt=0)
     reference_time_min: float = pa.Field(gt=0)
     is_reference: bool = pa.Field()
     speedup: float = pa.Field(gt=0)
-    ideal_speedup: float = pa.Field(ge=1)
     efficiency: float = pa.Field(gt=0)
+    convergence_unit: str | None = pa.Field(nullable=True, isin=["samples", "epochs"])
+    training_per_accelerator_minute: float | None = pa.Field(nullable=True, gt=0)
+    throughput_part: float | None = pa.Field(nullable=True, ge=0.05, le=20)
+    convergence_part: float | None = pa.Field(nullable=True, ge=0.05, le=20)
+    efficiency_note: str | None = pa.Field(nullable=True)
+    parts_note: str | None = pa.Field(nullable=True)
+    paper_reference_system: str = pa.Field()
+    paper_reference_accelerators: int = pa.Field(gt=0)
+    paper_reference_time_min: float = pa.Field(gt=0)
+    is_paper_reference: bool = pa.Field()
+    paper_speedup: float = pa.Field(gt=0)
+    paper_ideal_speedup: float = pa.Field(ge=1)
+    paper_e_prime: float = pa.Field(gt=0)
     is_pareto: bool = pa.Field()
     energy_kj: float | None = pa.Field(nullable=True, gt=0)
     average_kw: float | None = pa.Field(nullable=True, gt=0)
     energy_kj_per_accelerator: float | None = pa.Field(nullable=True, gt=0)
     is_pareto_energy: bool | None = pa.Field(nullable=True)
 
-    @pa.dataframe_check(error="throughput part x convergence part must equal the group efficiency")
+    @pa.dataframe_check(error="throughput part x convergence part must equal the efficiency")
     def parts_multiply_to_efficiency(cls, data) -> bool:
         import polars as pl
 
         product = pl.col("throughput_part") * pl.col("convergence_part")
         return data.lazyframe.select(
-            pl.col("throughput_part").is_null() | ((product - pl.col("efficiency_group")).abs() <= 1e-9 * pl.col("efficiency_group"))
+            pl.col("throughput_part").is_null() | ((product - pl.col("efficiency")).abs() <= 1e-9 * pl.col("efficiency"))
         )
+
+    @pa.dataframe_check(error="a row without the throughput/convergence split must say why in parts_note")
+    def an_empty_split_is_explained(cls, data) -> bool:
+        import polars as pl
+
+        return data.lazyframe.select(pl.col("throughput_part").is_not_null() | pl.col("parts_note").is_not_null())
 
     class Config:
         unique = ["round", "benchmark", "submitter", "system"]

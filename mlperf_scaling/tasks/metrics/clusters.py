@@ -19,7 +19,7 @@ def _features(group: pl.DataFrame) -> np.ndarray:
         [
             np.log2(group.get_column("accelerators").to_numpy().astype(float)),
             np.log(group.get_column("time_to_train_min").to_numpy()),
-            group.get_column("efficiency").to_numpy(),
+            group.get_column("paper_e_prime").to_numpy(),
         ]
     )
 

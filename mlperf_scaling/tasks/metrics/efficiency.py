@@ -17,6 +17,8 @@ generations; it reproduces the paper's Table I and is labelled as the paper's me
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from mlperf_scaling.contracts.enums import ScoreStatus
@@ -49,24 +51,25 @@ EFFICIENCY_COLUMNS = [
     "global_batch_size",
     "samples_to_converge",
     "epochs_to_converge",
-    "reference_system_group",
-    "reference_accelerators_group",
-    "reference_time_min_group",
-    "is_reference_group",
-    "speedup_group",
-    "efficiency_group",
-    "convergence_unit",
-    "training_per_accelerator_minute",
-    "throughput_part",
-    "convergence_part",
-    "efficiency_note",
     "reference_system",
     "reference_accelerators",
     "reference_time_min",
     "is_reference",
     "speedup",
-    "ideal_speedup",
     "efficiency",
+    "convergence_unit",
+    "training_per_accelerator_minute",
+    "throughput_part",
+    "convergence_part",
+    "efficiency_note",
+    "parts_note",
+    "paper_reference_system",
+    "paper_reference_accelerators",
+    "paper_reference_time_min",
+    "is_paper_reference",
+    "paper_speedup",
+    "paper_ideal_speedup",
+    "paper_e_prime",
     "is_pareto",
     "energy_kj",
     "average_kw",
@@ -75,10 +78,28 @@ EFFICIENCY_COLUMNS = [
 ]
 
 
+# A name that states its own size: v0.5 Google's `tpuv3-32`, `tpuv2-512` (cores of one pod slice)
+_SIZED_ACCELERATOR = re.compile(r"^tpu-?v\d+[a-z]*-(\d+)$", re.IGNORECASE)
+
+
+def _count_contradicts_name() -> pl.Expr:
+    """Why a row's accelerator count is known to be wrong, or null: its accelerator names its own size and the count is
+    another. v0.5 Google systems files give num_nodes (hosts) x num_accelerators (the whole pod's cores): 64 x 512 =
+    32,768 for a TPU v2-512, 64 times its size, which fed fits and a front page of +15,179 % accelerator-hours."""
+    named = pl.col("accelerator_model_name").str.extract(_SIZED_ACCELERATOR.pattern, 1).cast(pl.Int64, strict=False)
+    return (pl.when(named.is_not_null() & (pl.col("accelerators") != named))
+            .then(pl.format("accelerator count known to be wrong: the systems file gives {} nodes x its accelerators = {}, "
+                            "but {} names a {}-core system; kept in scores as published, left out of efficiency, fits and "
+                            "recommendations", pl.col("number_of_nodes").fill_null(0), pl.col("accelerators"),
+                            pl.col("accelerator_model_name"), named))
+            .otherwise(None))
+
+
 def select_usable(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split scores into rows the analysis uses and exclusions with a reason.
 
-    Only closed-division rows with an official score and a known, non-zero accelerator count.
+    Only closed-division rows with an official score and a known, non-zero accelerator count that is not known to be
+    wrong.
     """
     reason = (
         pl.when(pl.col("status") == ScoreStatus.NOT_SCORED.value)
@@ -91,7 +112,7 @@ def select_usable(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         .then(pl.lit("accelerator count unknown: no systems JSON"))
         .when(pl.col("accelerators") == 0)
         .then(pl.lit("CPU-only system: no accelerators to scale"))
-        .otherwise(None)
+        .otherwise(_count_contradicts_name())
         .alias("reason")
     )
     marked = scores.with_columns(reason)
@@ -100,7 +121,7 @@ def select_usable(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return usable, exclusions.sort("round", "benchmark", "submitter", "system")
 
 
-def _reference(frame: pl.DataFrame, group: list[str], suffix: str, fastest: bool) -> pl.DataFrame:
+def _reference(frame: pl.DataFrame, group: list[str], prefix: str, fastest: bool) -> pl.DataFrame:
     """The reference row per group: fewest accelerators, then the shortest time (`fastest`) or the longest (the
     paper's choice, kept for its metric), then a stable name order."""
     return (
@@ -110,9 +131,9 @@ def _reference(frame: pl.DataFrame, group: list[str], suffix: str, fastest: bool
         .first()
         .select(
             *group,
-            pl.format("{}/{}", "submitter", "system").alias(f"reference_system{suffix}"),
-            pl.col("accelerators").alias(f"reference_accelerators{suffix}"),
-            pl.col("time_to_train_min").alias(f"reference_time_min{suffix}"),
+            pl.format("{}/{}", "submitter", "system").alias(f"{prefix}reference_system"),
+            pl.col("accelerators").alias(f"{prefix}reference_accelerators"),
+            pl.col("time_to_train_min").alias(f"{prefix}reference_time_min"),
         )
     )
 
@@ -125,27 +146,60 @@ def pareto_front(frame: pl.DataFrame, group: list[str], x: str, y: str) -> pl.Se
     return marked.get_column("__front")
 
 
+# A part outside this range is not a split of the efficiency but two logs counting in different units (v2.1 Baidu
+# BERT logs a samples count of about 1 against its reference's 2.5 million: a convergence part of 2,478,896)
+PLAUSIBLE_PART = (0.05, 20.0)
+
+
 def _convergence(table: pl.DataFrame) -> pl.DataFrame:
-    """The throughput and convergence parts of the group efficiency, in the unit both the system and its group's
-    reference logged (samples where both did, else epochs)."""
-    ref = table.filter(pl.col("is_reference_group")).select(
+    """The throughput and convergence parts of the efficiency, in the unit both the system and its group's reference
+    logged (samples where both did, else epochs), and only where both parts are plausible; otherwise empty, with
+    `parts_note` saying why."""
+    ref = table.filter(pl.col("is_reference")).select(
         *HARDWARE, pl.col("samples_to_converge").alias("_ref_samples"), pl.col("epochs_to_converge").alias("_ref_epochs"),
         pl.col("time_to_train_min").alias("_ref_time"), pl.col("accelerators").alias("_ref_n"),
     )
     joined = table.join(ref, on=HARDWARE, how="left")
-    by_samples = pl.col("samples_to_converge").is_not_null() & pl.col("_ref_samples").is_not_null() & (pl.col("samples_to_converge") > 0)
-    by_epochs = pl.col("epochs_to_converge").is_not_null() & pl.col("_ref_epochs").is_not_null() & (pl.col("epochs_to_converge") > 0)
+    logged = {unit: pl.col(f"{unit}_to_converge").is_not_null() & (pl.col(f"{unit}_to_converge") > 0) for unit in ("samples", "epochs")}
+    ref_logged = {unit: pl.col(f"_ref_{unit}").is_not_null() & (pl.col(f"_ref_{unit}") > 0) for unit in ("samples", "epochs")}
+    by_samples, by_epochs = logged["samples"] & ref_logged["samples"], logged["epochs"] & ref_logged["epochs"]
     unit = pl.when(by_samples).then(pl.lit("samples")).when(by_epochs).then(pl.lit("epochs")).otherwise(None)
     s = pl.when(by_samples).then(pl.col("samples_to_converge")).when(by_epochs).then(pl.col("epochs_to_converge"))
     s_ref = pl.when(by_samples).then(pl.col("_ref_samples")).when(by_epochs).then(pl.col("_ref_epochs"))
     per_minute = s / (pl.col("time_to_train_min") * pl.col("accelerators"))
     per_minute_ref = s_ref / (pl.col("_ref_time") * pl.col("_ref_n"))
-    return joined.with_columns(
+    low, high = PLAUSIBLE_PART
+    split = joined.with_columns(
         unit.alias("convergence_unit"),
         per_minute.alias("training_per_accelerator_minute"),
-        (per_minute / per_minute_ref).alias("throughput_part"),
-        (s_ref / s).alias("convergence_part"),
-    ).drop("_ref_samples", "_ref_epochs", "_ref_time", "_ref_n")
+        (per_minute / per_minute_ref).alias("_throughput"),
+        (s_ref / s).alias("_convergence"),
+        s.alias("_s"), s_ref.alias("_s_ref"),
+    )
+    plausible = pl.col("_throughput").is_between(low, high) & pl.col("_convergence").is_between(low, high)
+    logged_any = logged["samples"] | logged["epochs"]
+    ref_any = ref_logged["samples"] | ref_logged["epochs"]
+    note = (
+        pl.when(pl.col("convergence_unit").is_not_null() & plausible).then(None)
+        .when(~logged_any).then(pl.lit("no split: this system's logs give no samples or epochs to converge"))
+        .when(~ref_any).then(pl.format("no split: the reference {} logs no samples or epochs to converge", pl.col("reference_system")))
+        .when(pl.col("convergence_unit").is_null())
+        .then(pl.format("no split: this system counts convergence in {} and the reference {} in {}",
+                        pl.when(logged["samples"]).then(pl.lit("samples")).otherwise(pl.lit("epochs")), pl.col("reference_system"),
+                        pl.when(ref_logged["samples"]).then(pl.lit("samples")).otherwise(pl.lit("epochs"))))
+        .otherwise(pl.format("no split: {} {} to converge against the reference's {} gives a throughput part of {} and a convergence "
+                             "part of {}, outside [{}, {}]: not a plausible split (the logs count in different units, or a count is wrong)",
+                             pl.col("_s").round_sig_figs(4), pl.col("convergence_unit"), pl.col("_s_ref").round_sig_figs(4),
+                             pl.col("_throughput").round_sig_figs(3), pl.col("_convergence").round_sig_figs(3), pl.lit(low), pl.lit(high)))
+    )
+    kept = pl.col("convergence_unit").is_not_null() & plausible
+    return split.with_columns(
+        note.alias("parts_note"),
+        pl.when(kept).then(pl.col("_throughput")).alias("throughput_part"),
+        pl.when(kept).then(pl.col("_convergence")).alias("convergence_part"),
+        pl.when(kept).then(pl.col("convergence_unit")).alias("convergence_unit"),
+        pl.when(kept).then(pl.col("training_per_accelerator_minute")).alias("training_per_accelerator_minute"),
+    ).drop("_ref_samples", "_ref_epochs", "_ref_time", "_ref_n", "_throughput", "_convergence", "_s", "_s_ref")
 
 
 # Above this, a group efficiency is said in words: more than the reference per accelerator is real but rare (another
@@ -160,16 +214,16 @@ def _note() -> pl.Expr:
     convergence = pl.format("converged in {}x the reference's samples", (1 / pl.col("convergence_part")).round(2))
     said = (
         pl.when(pl.col("throughput_part").is_null())
-        .then(pl.lit("faster per accelerator than the best system at the group's smallest size (samples to converge not logged)"))
+        .then(pl.format("faster per accelerator than the best system at the group's smallest size ({})", pl.col("parts_note")))
         .when((pl.col("throughput_part") > SUPER_LINEAR) & (pl.col("convergence_part") > SUPER_LINEAR))
         .then(pl.format("{}; and {}", throughput, convergence))
         .when(pl.col("throughput_part") >= pl.col("convergence_part"))
         .then(throughput)
         .otherwise(convergence)
     )
-    return (pl.when(pl.col("efficiency_group") > SUPER_LINEAR)
-            .then(pl.format("super-linear against {} ({} accelerators): {}", pl.col("reference_system_group"),
-                            pl.col("reference_accelerators_group"), said))
+    return (pl.when(pl.col("efficiency") > SUPER_LINEAR)
+            .then(pl.format("super-linear against {} ({} accelerators): {}", pl.col("reference_system"),
+                            pl.col("reference_accelerators"), said))
             .otherwise(None))
 
 
@@ -191,18 +245,18 @@ def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     )
     name = pl.format("{}/{}", "submitter", "system")
     table = (
-        usable.join(_reference(usable, GROUP, "", fastest=False), on=GROUP, how="left")
-        .join(_reference(usable, HARDWARE, "_group", fastest=True), on=HARDWARE, how="left")
+        usable.join(_reference(usable, GROUP, "paper_", fastest=False), on=GROUP, how="left")
+        .join(_reference(usable, HARDWARE, "", fastest=True), on=HARDWARE, how="left")
         .with_columns(
+            (name == pl.col("paper_reference_system")).alias("is_paper_reference"),
             (name == pl.col("reference_system")).alias("is_reference"),
-            (name == pl.col("reference_system_group")).alias("is_reference_group"),
+            (pl.col("paper_reference_time_min") / pl.col("time_to_train_min")).alias("paper_speedup"),
+            (pl.col("accelerators") / pl.col("paper_reference_accelerators")).cast(pl.Float64).alias("paper_ideal_speedup"),
             (pl.col("reference_time_min") / pl.col("time_to_train_min")).alias("speedup"),
-            (pl.col("accelerators") / pl.col("reference_accelerators")).cast(pl.Float64).alias("ideal_speedup"),
-            (pl.col("reference_time_min_group") / pl.col("time_to_train_min")).alias("speedup_group"),
         )
         .with_columns(
-            (pl.col("speedup") / pl.col("ideal_speedup")).alias("efficiency"),
-            (pl.col("speedup_group") / (pl.col("accelerators") / pl.col("reference_accelerators_group"))).alias("efficiency_group"),
+            (pl.col("paper_speedup") / pl.col("paper_ideal_speedup")).alias("paper_e_prime"),
+            (pl.col("speedup") / (pl.col("accelerators") / pl.col("reference_accelerators"))).alias("efficiency"),
         )
     )
     table = _convergence(table)
@@ -226,21 +280,21 @@ def summarize_benchmarks(efficiency: pl.DataFrame) -> pl.DataFrame:
         .select(*GROUP, name.alias("fastest_system"), pl.col("accelerators").alias("fastest_accelerators"),
                 pl.col("time_to_train_min").alias("fastest_time_min"), pl.col("accelerator_group").alias("fastest_group"))
     )
-    scaled_out = efficiency.filter(pl.col("accelerators") > pl.col("reference_accelerators_group"))
+    scaled_out = efficiency.filter(pl.col("accelerators") > pl.col("reference_accelerators"))
     best = (
-        scaled_out.sort("efficiency_group", "accelerators", descending=[True, True]).group_by(GROUP, maintain_order=True).first()
+        scaled_out.sort("efficiency", "accelerators", descending=[True, True]).group_by(GROUP, maintain_order=True).first()
         .select(*GROUP, name.alias("best_scale_out_system"), pl.col("accelerators").alias("best_scale_out_accelerators"),
-                pl.col("efficiency_group").alias("best_scale_out_efficiency"), pl.col("accelerator_group").alias("best_scale_out_group"),
-                pl.col("reference_accelerators_group").alias("best_scale_out_reference_accelerators"))
+                pl.col("efficiency").alias("best_scale_out_efficiency"), pl.col("accelerator_group").alias("best_scale_out_group"),
+                pl.col("reference_accelerators").alias("best_scale_out_reference_accelerators"))
     )
     counts = efficiency.group_by(GROUP).agg(
         pl.len().alias("n_systems"),
         pl.col("accelerator_group").n_unique().alias("n_accelerator_groups"),
         pl.col("is_pareto").sum().alias("n_pareto"),
         pl.col("benchmark_canonical").first(),
-        pl.col("reference_system").first(),
-        pl.col("reference_accelerators").first(),
-        pl.col("reference_time_min").first(),
+        pl.col("paper_reference_system").first(),
+        pl.col("paper_reference_accelerators").first(),
+        pl.col("paper_reference_time_min").first(),
         pl.col("accelerators").max().alias("max_accelerators"),
     )
     return counts.join(fastest, on=GROUP, how="left").join(best, on=GROUP, how="left").sort(GROUP)

@@ -56,7 +56,7 @@ def compare(efficiency: pl.DataFrame, exclusions: pl.DataFrame, scores: pl.DataF
         if group.height == 0:
             results.append(Comparison(paper, 0, None, None, None, ["no analysed systems for this benchmark"]))
             continue
-        reference = group.filter(pl.col("is_reference")).row(0, named=True)
+        reference = group.filter(pl.col("is_paper_reference")).row(0, named=True)
         if group.height != paper.systems:
             difference = group.height - paper.systems
             notes.append(f"{abs(difference)} system(s) {'more' if difference > 0 else 'fewer'} than the paper, which does not list its systems")

@@ -61,8 +61,8 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
             if row["best_scale_out_system"] else "-"
         )
         lines.append(
-            f"| {row['benchmark']} | {row['n_systems']} | {row['reference_system']} ({row['reference_accelerators']}, "
-            f"{_fmt(row['reference_time_min'])}) | {row['fastest_system']} ({row['fastest_accelerators']}, "
+            f"| {row['benchmark']} | {row['n_systems']} | {row['paper_reference_system']} ({row['paper_reference_accelerators']}, "
+            f"{_fmt(row['paper_reference_time_min'])}) | {row['fastest_system']} ({row['fastest_accelerators']}, "
             f"{_fmt(row['fastest_time_min'], 3)}) | {best} |"
         )
     if report is not None:
@@ -109,7 +109,7 @@ def publish_artifacts(
     keys.append(key)
     key = artifact_key("efficiency", round_name)
     columns = ["benchmark", "submitter", "system", "accelerator_group", "accelerators", "time_to_train_min",
-               "efficiency_group", "throughput_part", "convergence_part", "efficiency", "is_reference_group", "is_pareto"]
+               "efficiency", "throughput_part", "convergence_part", "paper_e_prime", "is_reference", "is_pareto"]
     rows = efficiency.select(columns).with_columns(pl.col(pl.Float64).round(4)).to_dicts()
     create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
     keys.append(key)

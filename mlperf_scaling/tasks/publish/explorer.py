@@ -91,7 +91,7 @@ _HOVER = "{" + ", ".join([
     "'fastest - slowest run': isValid(datum.time_to_train_min_low) ? format(datum.time_to_train_min_low, ',.2f') + ' - ' + "
     "format(datum.time_to_train_min_high, ',.2f') + ' min' : datum.time_to_train_min_low",
     f"'accelerator-hours': {_shown('accelerator_hours', ',.1f')}",
-    f"'efficiency (group)': {_shown('efficiency_group', '.3f')}",
+    f"'efficiency': {_shown('efficiency', '.3f')}",
     f"'throughput part': {_shown('throughput_part', '.3f')}",
     f"'convergence part': {_shown('convergence_part', '.3f')}",
     f"'energy to train': {_shown('energy_kwh', ',.1f', 'kWh')}",

@@ -10,7 +10,7 @@ NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPer
 # its bytes; PNG too with MLPERF_PLOT_FORMATS="svg png" (each format drawn costs its own rendering)
 DEFAULT_FORMATS = ("svg",)
 FORMATS = ("svg", "png")  # the ones there are, the first drawn is the one shown
-PLOT_KINDS = ("scaling", "time", "energy", "systems", "efficiency")
+PLOT_KINDS = ("scaling", "time", "energy", "systems", "paper")
 MIN_ENERGY_POINTS = 2  # fewer, and the energy plot is a sentence on the page instead
 ALL_ROUNDS, ALL_GROUPS = "all rounds", "all groups"  # the explorer's pickers, unpicked
 

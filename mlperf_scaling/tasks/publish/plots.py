@@ -278,29 +278,29 @@ def _scatter_by_cluster(ax, group: pl.DataFrame, y: str) -> None:
 
 
 def _mark_reference(ax, group: pl.DataFrame, y: str) -> None:
-    reference = group.filter(pl.col("is_reference"))
+    reference = group.filter(pl.col("is_paper_reference"))
     ax.scatter(reference["accelerators"], reference[y], marker="*", s=260, color="gold", edgecolors="black",
                linewidths=0.8, zorder=5, label=f"reference: {reference['system'][0]}")
 
 
-def plot_efficiency(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
+def plot_paper_e_prime(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """The paper's E': one reference per benchmark across every accelerator, so across hardware generations."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fig, ax = _figure("efficiency", (9, 5.2))
-    _scatter_by_cluster(ax, group, "efficiency")
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="ideal (efficiency 1)")
-    _mark_reference(ax, group, "efficiency")
+    fig, ax = _figure("paper", (9, 5.2))
+    _scatter_by_cluster(ax, group, "paper_e_prime")
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="ideal (E′ = 1)")
+    _mark_reference(ax, group, "paper_e_prime")
     ax.set_xscale("log", base=2)
     _log2_axis(ax.xaxis, group["accelerators"].to_list())
-    if group["efficiency"].max() / max(group["efficiency"].min(), 1e-9) > 50:
+    if group["paper_e_prime"].max() / max(group["paper_e_prime"].min(), 1e-9) > 50:
         ax.set_yscale("log")  # mixed generations can differ by orders of magnitude
         plain_log_axis(ax.yaxis)
     ax.set_xlabel("accelerators (log2 scale)")
-    ax.set_ylabel("the paper's E' = speedup / (N / N_ref)")
+    ax.set_ylabel("the paper's E′ = speedup / (N / N_ref), not the efficiency")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
-    return _finish(fig, ax, round_name, benchmark, "the paper's E' (reference across hardware generations)", group.height, folder,
-                   f"{benchmark}_efficiency", formats)
+    return _finish(fig, ax, round_name, benchmark, "the paper's E′ (reference across hardware generations)", group.height, folder,
+                   f"{benchmark}_paper_e_prime", formats)
 
 
 def _error_bars(ax, frame: pl.DataFrame, x: str, y: str, low: pl.Expr, high: pl.Expr, colour) -> None:
@@ -399,7 +399,7 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
     largest = float(everything["accelerators"].max())
     for colour, name in zip(_COLOURS, names, strict=False):
         points = group.filter(pl.col("accelerator_group") == name).sort("accelerators")
-        n_ref = float(points["reference_accelerators_group"][0])
+        n_ref = float(points["reference_accelerators"][0])
         label = f"{name} ({points.height} systems)"
         fit = fits.filter((pl.col("accelerator_group") == name) & (pl.col("model") == "amdahl") & (pl.col("status") == "fitted"))
         if fit.height:
@@ -418,9 +418,9 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
                     ax.plot([row["knee_50"]], [0.5], marker="v", color=colour, markersize=8, zorder=5)
         else:
             label += "; too few counts to fit"
-        _error_bars(ax, points, "accelerators", "efficiency_group", pl.col("efficiency_group") * pl.col("time_to_train_min") / pl.col("time_to_train_min_high"),
-                    pl.col("efficiency_group") * pl.col("time_to_train_min") / pl.col("time_to_train_min_low"), colour)
-        ax.scatter(points["accelerators"], points["efficiency_group"], color=colour, edgecolors="black", linewidths=0.5, zorder=3, label=label)
+        _error_bars(ax, points, "accelerators", "efficiency", pl.col("efficiency") * pl.col("time_to_train_min") / pl.col("time_to_train_min_high"),
+                    pl.col("efficiency") * pl.col("time_to_train_min") / pl.col("time_to_train_min_low"), colour)
+        ax.scatter(points["accelerators"], points["efficiency"], color=colour, edgecolors="black", linewidths=0.5, zorder=3, label=label)
         split = points.filter(pl.col("throughput_part").is_not_null())
         parts.scatter(split["accelerators"], split["throughput_part"], color=colour, marker="^", edgecolors="black", linewidths=0.5, zorder=3)
         parts.scatter(split["accelerators"], split["convergence_part"], facecolors="none", edgecolors=colour, marker="s", linewidths=1.2, zorder=3)
@@ -460,7 +460,7 @@ def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Pat
     if "energy_kj" in group.columns and group["energy_kj"].is_not_null().sum() >= MIN_ENERGY_POINTS:
         plots["energy"] = plot_energy(group, folder, formats)
     plots["systems"] = plot_systems(group, folder, formats)
-    plots["efficiency"] = plot_efficiency(group, folder, formats)
+    plots["paper"] = plot_paper_e_prime(group, folder, formats)
     return plots
 
 

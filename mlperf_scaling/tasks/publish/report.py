@@ -23,7 +23,7 @@ _PLOT_CAPTIONS = {
             "accelerator-hours.",
     "energy": "Energy to train against time to train, where power was measured (MLCommons power logs); colour = accelerators.",
     "systems": "Systems by comparable accelerator group and count; marker size = systems sharing the configuration, colour = cluster.",
-    "efficiency": "The paper's E': one reference per benchmark across every accelerator, so it mixes hardware generations "
+    "paper": "The paper's E′ (not the efficiency above): one reference per benchmark across every accelerator, so it mixes hardware generations "
                   "(dashed: perfect scaling).",
 }
 _FIT_COLUMNS = [
@@ -35,8 +35,8 @@ _TABLE_COLUMNS = [
     ("submitter", "submitter"), ("system", "system"), ("accelerator_group", "accelerator group"),
     ("accelerators", "N"), ("time_to_train_min", "T (min)"), ("time_to_train_min_low", "fastest run"),
     ("time_to_train_min_high", "slowest run"), ("accelerator_hours", "acc.-hours"),
-    ("efficiency_group", "efficiency (group)"), ("throughput_part", "throughput part"), ("convergence_part", "convergence part"),
-    ("global_batch_size", "global batch"), ("efficiency", "paper's E'"),
+    ("efficiency", "efficiency"), ("throughput_part", "throughput part"), ("convergence_part", "convergence part"),
+    ("global_batch_size", "global batch"), ("paper_e_prime", "the paper's E′"),
     ("cluster", "cluster"), ("is_pareto", "Pareto"), ("energy_kj", "energy (kJ)"), ("average_kw", "avg kW"),
 ]
 _RECOMMENDATION_COLUMNS = [
@@ -168,8 +168,8 @@ def _facts(row: dict[str, Any], group: pl.DataFrame) -> list[str]:
     return [
         f"Fastest: {row['fastest_system']}, {row['fastest_accelerators']:,} {row['fastest_group']}, {row['fastest_time_min']:.3f} min",
         f"Most efficient scale-out within comparable hardware: {best}",
-        f"The paper's reference (for E', across hardware generations): {row['reference_system']}, "
-        f"{row['reference_accelerators']:,} accelerators, {row['reference_time_min']:.2f} min",
+        f"The paper's reference (for E', across hardware generations): {row['paper_reference_system']}, "
+        f"{row['paper_reference_accelerators']:,} accelerators, {row['paper_reference_time_min']:.2f} min",
         f"{row['n_accelerator_groups']} comparable accelerator groups; clusters: {cluster_note}; {row['n_pareto']} systems on the Pareto front",
         *_energy_fact(group),
     ]

@@ -23,24 +23,25 @@ create table if not exists efficiency (
     global_batch_size                double,
     samples_to_converge              double,
     epochs_to_converge               double,
-    reference_system_group           varchar not null,
-    reference_accelerators_group     bigint not null,
-    reference_time_min_group         double not null,
-    is_reference_group               boolean not null,
-    speedup_group                    double not null,
-    efficiency_group                 double not null,
-    convergence_unit                 varchar,
-    training_per_accelerator_minute  double,
-    throughput_part                  double,
-    convergence_part                 double,
-    efficiency_note                  varchar,
     reference_system                 varchar not null,
     reference_accelerators           bigint not null,
     reference_time_min               double not null,
     is_reference                     boolean not null,
     speedup                          double not null,
-    ideal_speedup                    double not null,
     efficiency                       double not null,
+    convergence_unit                 varchar,
+    training_per_accelerator_minute  double,
+    throughput_part                  double,
+    convergence_part                 double,
+    efficiency_note                  varchar,
+    parts_note                       varchar,
+    paper_reference_system           varchar not null,
+    paper_reference_accelerators     bigint not null,
+    paper_reference_time_min         double not null,
+    is_paper_reference               boolean not null,
+    paper_speedup                    double not null,
+    paper_ideal_speedup              double not null,
+    paper_e_prime                    double not null,
     is_pareto                        boolean not null,
     energy_kj                        double,
     average_kw                       double,
@@ -73,24 +74,25 @@ comment on column efficiency.is_complete is 'false: scored from fewer logs than 
 comment on column efficiency.global_batch_size is 'the global batch size the system trained with';
 comment on column efficiency.samples_to_converge is 'training samples to reach the quality target (olympic mean over valid runs)';
 comment on column efficiency.epochs_to_converge is 'epochs to reach the quality target (olympic mean over valid runs)';
-comment on column efficiency.reference_system_group is 'submitter/system of the group''s reference: the best (shortest T) at its smallest accelerator count';
-comment on column efficiency.reference_accelerators_group is 'N_ref of the group';
-comment on column efficiency.reference_time_min_group is 'T_ref of the group';
-comment on column efficiency.is_reference_group is 'this row is its group''s reference';
-comment on column efficiency.speedup_group is 'T_ref / T within the group';
-comment on column efficiency.efficiency_group is 'E = (T_ref x N_ref) / (T x N) within the group; 1.0 is perfect scaling; the product''s headline efficiency';
+comment on column efficiency.reference_system is 'submitter/system of the group''s reference: the best (shortest T) at its smallest accelerator count';
+comment on column efficiency.reference_accelerators is 'N_ref of the group';
+comment on column efficiency.reference_time_min is 'T_ref of the group';
+comment on column efficiency.is_reference is 'this row is its group''s reference';
+comment on column efficiency.speedup is 'T_ref / T within the group';
+comment on column efficiency.efficiency is 'E = (T_ref x N_ref) / (T x N) within the group; 1.0 is perfect scaling; the one efficiency of every table, page and sentence (the paper''s E'' is paper_e_prime)';
 comment on column efficiency.convergence_unit is 'samples, or epochs where the system or its reference logged no sample counts; null: no convergence data';
 comment on column efficiency.training_per_accelerator_minute is 'samples (or epochs) to converge / (T x N): training work done per accelerator-minute';
-comment on column efficiency.throughput_part is 'training per accelerator-minute against the group''s reference: what communication and overheads cost';
-comment on column efficiency.efficiency_note is 'why efficiency_group is above 1.1 (super-linear), from its two parts: more training per accelerator-minute than the reference, or fewer samples to converge; null otherwise';
-comment on column efficiency.convergence_part is 'samples the reference needed / samples this system needed: what larger batches cost; throughput_part x convergence_part = efficiency_group';
-comment on column efficiency.reference_system is 'paper''s E'': submitter/system with fewest accelerators, then longest T, across every accelerator';
-comment on column efficiency.reference_accelerators is 'paper''s E'': N_ref';
-comment on column efficiency.reference_time_min is 'paper''s E'': T_ref';
-comment on column efficiency.is_reference is 'paper''s E'': this row is the reference system';
-comment on column efficiency.speedup is 'paper''s E'': T_ref / T';
-comment on column efficiency.ideal_speedup is 'paper''s E'': N / N_ref';
-comment on column efficiency.efficiency is 'paper''s E'' (Cortes et al.): speedup / (N / N_ref) against one reference across hardware generations; measures hardware as much as scaling';
+comment on column efficiency.throughput_part is 'training per accelerator-minute against the group''s reference: what communication and overheads cost; within [0.05, 20] or null (parts_note says why)';
+comment on column efficiency.efficiency_note is 'why efficiency is above 1.1 (super-linear), from its two parts: more training per accelerator-minute than the reference, or fewer samples to converge; null otherwise';
+comment on column efficiency.convergence_part is 'samples the reference needed / samples this system needed: what larger batches cost; throughput_part x convergence_part = efficiency';
+comment on column efficiency.parts_note is 'why the throughput/convergence split is empty: no samples or epochs logged, the two logs count in different units, or a part outside [0.05, 20] (a unit mix-up); null when the split is there';
+comment on column efficiency.paper_reference_system is 'paper''s E'': submitter/system with fewest accelerators, then longest T, across every accelerator';
+comment on column efficiency.paper_reference_accelerators is 'paper''s E'': N_ref';
+comment on column efficiency.paper_reference_time_min is 'paper''s E'': T_ref';
+comment on column efficiency.is_paper_reference is 'paper''s E'': this row is the reference system';
+comment on column efficiency.paper_speedup is 'paper''s E'': T_ref / T';
+comment on column efficiency.paper_ideal_speedup is 'paper''s E'': N / N_ref';
+comment on column efficiency.paper_e_prime is 'paper''s E'' (Cortes et al.): paper_speedup / paper_ideal_speedup against one reference across hardware generations; measures hardware as much as scaling';
 comment on column efficiency.is_pareto is 'not beaten on both time and accelerator-hours';
 comment on column efficiency.energy_kj is 'energy to train, kJ';
 comment on column efficiency.average_kw is 'energy / time to train';
