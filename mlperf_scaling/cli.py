@@ -88,14 +88,14 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
 
     ingest = commands.add_parser("ingest", parents=[warehouse], help="ingest one or more sources into the warehouse")
     ingest.add_argument("sources", nargs="+", metavar="SOURCE", help="git URL, local git repository, directory or .tar.gz")
-    ingest.add_argument("--round", dest="round_name", help="round of the source (default: from its name training_results_vX.Y)")
+    ingest.add_argument("--round", dest="round_name", type=_round, help="round of the source (default: from its name training_results_vX.Y)")
     ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
     ingest.add_argument("--offline", action="store_true", default=None, help="refuse git URLs: local sources only (MLPERF_OFFLINE)")
     ingest.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     run = commands.add_parser("run", parents=[warehouse, reports, remote], help="the main job: ingest, analyse and publish every round")
     run.add_argument(
-        "--rounds", nargs="+", default=settings.rounds,
+        "--rounds", nargs="+", type=_round, default=settings.rounds,
         help="rounds, e.g. v4.1 v5.1 (default: every round the source holds: each training_results_vX.Y of the mirror, "
         "or every round published at the remote)",
     )
@@ -105,7 +105,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     run.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     analyze = commands.add_parser("analyze", parents=[warehouse, reports], help="redo the analysis and the report of a round from the warehouse alone")
-    analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
+    analyze.add_argument("--round", dest="round_name", type=_round, required=True, help="round, e.g. v4.1")
     analyze.add_argument("--threshold", type=float, default=0.5, help="efficiency threshold for the fitted knee, besides 0.5 (default 0.5)")
 
     commands.add_parser("trends", parents=[warehouse, reports], help="redo the cross-round view (reports/trends/) from the warehouse")
@@ -113,20 +113,22 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the pipeline and the daily watch-releases deployments locally")
     serve.add_argument("--cron", default=None, help="schedule of watch-releases (default: prefect.yaml's, daily at 06:00 UTC)")
     plan = commands.add_parser(
-        "plan", parents=[warehouse], help="how many accelerators for a benchmark: measured configurations, fitted curve, recommendation",
+        "plan", parents=[warehouse], help="how many accelerators for a benchmark: measured evidence first, predictions with calibrated intervals",
         description="How many accelerators should I train BENCHMARK on? From the warehouse: the measured configurations of one "
-        "comparable accelerator group, the Amdahl fit with its bootstrap interval, and a recommendation in one sentence.",
+        "comparable accelerator group, the best time per count (measured, or predicted with a 90 % interval calibrated on the "
+        "backtest), and a recommendation in one sentence.",
     )
     plan.add_argument("benchmark", metavar="BENCHMARK", help="benchmark folder or name across rounds, e.g. llama2_70b_lora, bert")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
                       "(default: the group with the most accelerator counts measured)")
-    plan.add_argument("--round", dest="round_name", default="best",
+    plan.add_argument("--round", "--rounds", dest="round_name", type=_plan_round, default="best",
                       help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator counts); "
                       "latest: the newest round with it")
-    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the cheapest measured count that meets it")
+    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the smallest count that meets it, on its "
+                      "measured time or, where nobody measured it, on its interval's upper end")
     plan.add_argument("--max-accelerators", type=int, help="accelerators you have")
     plan.add_argument("--accelerators", type=int, metavar="N",
-                      help="also predict the time at N accelerators, measured or not, with the model that backtested best")
+                      help="also answer at N accelerators: the measurement where measured, else the prediction with its interval")
     plan.add_argument("--global-batch", type=float, metavar="B", help="the global batch the prediction at N assumes (default: "
                       "the batch per accelerator of the measured configurations)")
     plan.add_argument("--price-per-accelerator-hour", type=float, metavar="USD", help="adds the cost of a training run")
@@ -147,8 +149,22 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
                                   help="rebuild the interactive explorer (reports/explore.html and one per round) from the warehouse alone")
     explore.add_argument("--open", dest="open_page", action="store_true", help="open it in the web browser")
     paper = commands.add_parser("paper-table", parents=[warehouse], help="Table I of arXiv 2509.03263 beside this warehouse's values")
-    paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
+    paper.add_argument("--round", dest="round_name", type=_round, default="v4.1", help="the paper's round (v4.1)")
     return parser
+
+
+def _round(text: str) -> str:
+    """A round as typed (`4.1`, `v4.1`) by its name; argparse says what was wrong in one line, exit 2."""
+    from mlperf_scaling.rounds import normal_round
+
+    try:
+        return normal_round(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _plan_round(text: str) -> str:
+    return text.lower() if text.lower() in ("best", "latest") else _round(text)
 
 
 def _version() -> str:

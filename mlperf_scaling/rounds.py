@@ -21,6 +21,17 @@ def round_key(round_name: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+_TYPED_ROUND = re.compile(r"^\s*[vV]?(\d+)\.(\d+)\s*$")
+
+
+def normal_round(text: str) -> str:
+    """A round as a person types it, by its name: `4.1`, `v4.1`, `V4.1` -> `v4.1`; ValueError on anything else."""
+    match = _TYPED_ROUND.match(text)
+    if match is None:
+        raise ValueError(f"not a round name (expected vX.Y or X.Y, e.g. v4.1): {text!r}")
+    return f"v{int(match.group(1))}.{int(match.group(2))}"
+
+
 def round_order(round_name: str) -> int:
     """A sortable number for a round: v4.1 -> 401, after v4.0 (400) and before v5.0 (500)."""
     major, minor = round_key(round_name)

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from mlperf_scaling.rounds import repository_name, round_key
+from mlperf_scaling.rounds import normal_round, repository_name
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, FORMATS
 
 PUBLIC_REMOTE_BASE = "https://github.com/mlcommons/"
@@ -77,9 +77,7 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             value = value.split()
         if isinstance(value, list):
-            for round_name in value:
-                round_key(round_name)  # raises ValueError with the round named
-            return value or None
+            return [normal_round(round_name) for round_name in value] or None  # raises ValueError with the round named
         return value
 
 

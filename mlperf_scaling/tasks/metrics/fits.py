@@ -3,8 +3,9 @@
 Amdahl, T(N) = T1 ((1 - p) + p / N) = A + B / N, is fitted by weighted least squares (weights 1 / T^2: relative
 errors, as times span orders of magnitude), in closed form, so that its uncertainty can come from a bootstrap over
 systems: 1,000 resamples of the group's systems with replacement, seeded, each fitted alike. From it the knee, the
-accelerator count where predicted efficiency against the group's smallest configuration falls below 0.5 (and below
-a threshold the user sets), with its 5-95 % bootstrap interval.
+accelerator count where the fitted efficiency falls below 0.5 (and below a threshold the user sets), with its 5-95 %
+bootstrap interval. The efficiency is the one of every table: the best time measured at the group's smallest count x
+that count, over the fitted time x N (never the fit's own time at the smallest count).
 
 The Universal Scalability Law on throughput, X(N) = g N / (1 + a (N - 1) + b N (N - 1)), is fitted too (scipy, in
 log space) for its peak N* = sqrt((1 - a) / b), reported only where the data show one. A fit that means little says
@@ -67,19 +68,19 @@ def amdahl_fit(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(degenerate, np.nan, a), np.where(degenerate, np.nan, b)
 
 
-def amdahl_knee(a, b, n_ref: float, threshold: float):
-    """N where (A N_ref + B) / (A N + B), the predicted efficiency against N_ref, falls to `threshold`; inf where
-    it never does (A = 0), N_ref where it is below already."""
+def amdahl_knee(a, b, n_ref: float, t_ref: float, threshold: float):
+    """N where T_ref N_ref / (A N + B), the fitted efficiency against the best time measured at N_ref, falls to
+    `threshold`; inf where it never does (A = 0), N_ref where it is below already."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        knee = ((a * n_ref + b) / threshold - b) / a
+        knee = (t_ref * n_ref / threshold - b) / a
     knee = np.where(a <= 0, np.inf, knee)
     return np.maximum(knee, n_ref)
 
 
-def amdahl_efficiency(a, b, n_ref: float, n):
-    """Predicted efficiency at N against N_ref."""
-    return (np.asarray(a) * n_ref + np.asarray(b)) / (np.asarray(a) * n + np.asarray(b))
+def amdahl_efficiency(a, b, n_ref: float, t_ref: float, n):
+    """Fitted efficiency at N: the best time measured at N_ref x N_ref over the fitted time x N."""
+    return t_ref * n_ref / (np.asarray(a) * n + np.asarray(b))
 
 
 def bootstrap_bounds(draws: np.ndarray, fallback: float) -> tuple[float, float]:
@@ -98,6 +99,7 @@ class AmdahlBootstrap:
     a: float
     b: float
     n_ref: float
+    t_ref: float  # the best time measured at n_ref: the efficiency's reference
     resampled_a: np.ndarray
     resampled_b: np.ndarray
 
@@ -107,15 +109,15 @@ class AmdahlBootstrap:
 
     def knee(self, threshold: float) -> tuple[float | None, float | None, float | None]:
         """(point, low, high) of the knee; None for a bound the fit does not reach."""
-        point = float(amdahl_knee(self.a, self.b, self.n_ref, threshold))
-        draws = amdahl_knee(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, threshold)
+        point = float(amdahl_knee(self.a, self.b, self.n_ref, self.t_ref, threshold))
+        draws = amdahl_knee(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, self.t_ref, threshold)
         low, high = bootstrap_bounds(draws, np.nan)
         return tuple(None if not math.isfinite(v) else float(v) for v in (point, low, high))  # type: ignore[return-value]
 
     def efficiency(self, n: float) -> tuple[float, float, float]:
         """(point, low, high) of the predicted efficiency at N."""
-        point = float(amdahl_efficiency(self.a, self.b, self.n_ref, n))
-        draws = amdahl_efficiency(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, n)
+        point = float(amdahl_efficiency(self.a, self.b, self.n_ref, self.t_ref, n))
+        draws = amdahl_efficiency(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, self.t_ref, n)
         low, high = bootstrap_bounds(draws, point)
         return point, low, high
 
@@ -136,7 +138,7 @@ def bootstrap_amdahl(n: np.ndarray, t: np.ndarray, resamples: int = RESAMPLES, s
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(n), size=(resamples, len(n)))
     resampled_a, resampled_b = amdahl_fit(n[picks], t[picks])
-    return AmdahlBootstrap(float(a[0]), float(b[0]), float(n.min()), resampled_a, resampled_b)
+    return AmdahlBootstrap(float(a[0]), float(b[0]), float(n.min()), float(t[n == n.min()].min()), resampled_a, resampled_b)
 
 
 # --- USL, by curve_fit ------------------------------------------------------------------------------------------
@@ -171,14 +173,15 @@ def _usl(n: np.ndarray, t: np.ndarray, row: dict[str, Any], threshold: float) ->
     else:
         notes.append(f"no throughput peak in reach: throughput still grows well beyond the largest count measured ({int(n.max()):,})")
     n_ref = float(n.min())
+    t_ref = float(t[n == n_ref].min())
     for label, level in (("knee_50", 0.5), ("knee_threshold", threshold)):
-        row[label] = _usl_knee(popt, n_ref, level, n.max())
+        row[label] = _usl_knee(popt, n_ref, t_ref, level, n.max())
     return {**row, "status": "fitted", "note": "; ".join(notes) or None}
 
 
-def _usl_knee(popt, n_ref: float, threshold: float, largest: float) -> float | None:
+def _usl_knee(popt, n_ref: float, t_ref: float, threshold: float, largest: float) -> float | None:
     grid = np.geomspace(n_ref, FAR_BEYOND * largest, 2000)
-    efficiency = np.exp(usl_log_time(n_ref, *popt) - usl_log_time(grid, *popt)) / (grid / n_ref)
+    efficiency = t_ref * n_ref / (np.exp(usl_log_time(grid, *popt)) * grid)
     below = np.nonzero(efficiency < threshold)[0]
     return float(grid[below[0]]) if below.size else None
 
@@ -267,21 +270,6 @@ def apart_series(points: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     if kept.height == 0:
         return points, []
     return kept, best_other
-
-
-def amdahl_time_band(points: pl.DataFrame, grid: int = 24) -> pl.DataFrame:
-    """A group's Amdahl fit of time to train, T = A + B / N, with its 5-95 % bootstrap band, on `grid` counts from its
-    smallest to two doublings past its largest (the range the planner reports); fitted on the same points as
-    `fit_table` (series apart left out). Empty when the group has one distinct count."""
-    fitted, _ = apart_series(points)
-    n, t = fitted["accelerators"].to_numpy().astype(float), fitted["time_to_train_min"].to_numpy().astype(float)
-    boot = bootstrap_amdahl(n, t)
-    if not (math.isfinite(boot.a) and math.isfinite(boot.b)) or not boot.usable.any():
-        return pl.DataFrame(schema={"accelerators": pl.Float64, "time_min": pl.Float64, "time_min_low": pl.Float64, "time_min_high": pl.Float64})
-    xs = np.geomspace(n.min(), n.max() * 4, grid)
-    draws = boot.resampled_a[boot.usable, None] + boot.resampled_b[boot.usable, None] / xs[None, :]
-    low, high = np.percentile(draws, INTERVAL, axis=0)
-    return pl.DataFrame({"accelerators": xs, "time_min": boot.a + boot.b / xs, "time_min_low": low, "time_min_high": high})
 
 
 def fit_table(efficiency: pl.DataFrame, threshold: float = 0.5) -> pl.DataFrame:

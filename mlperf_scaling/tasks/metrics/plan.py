@@ -1,23 +1,23 @@
 """The planner behind `mlperf-scaling plan`: a user's words (benchmark, accelerator, round, deadline) resolved against
-the `efficiency` table, then the measured configurations, the fitted curve with its interval and the recommendation.
+the `efficiency` table, then the measured configurations, the best time per count (measured, or predicted with its
+calibrated interval), the backtest of the group and the recommendation.
 
 Tables in, a Plan out; printing is the command line's job.
 """
 
 from __future__ import annotations
 
-import math
+import difflib
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.rounds import round_key
-from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, AmdahlBootstrap, apart_series, bootstrap_amdahl
-from mlperf_scaling.tasks.metrics.predict import AMDAHL_TIME, TWO_PART, backtest_group, backtest_summary, two_part_model
-from mlperf_scaling.tasks.metrics.recommend import Recommendation, recommend
+from mlperf_scaling.tasks.metrics.fits import apart_series
+from mlperf_scaling.tasks.metrics.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
+from mlperf_scaling.tasks.metrics.recommend import PREDICTED, Planner, Recommendation, Step, planner, recommend
 from mlperf_scaling.tasks.score.rules import ruleset_name
 
 CURVE_DOUBLINGS = 2  # the curve goes this many doublings past the largest count measured, marked extrapolated
@@ -54,6 +54,16 @@ def _normal(text: str) -> str:
     return re.sub(r"[\s_\-]+", "", text).lower()
 
 
+def _suggestion(wanted: str, known: list[str]) -> str:
+    """`: did you mean llama2_70b_lora?` for `llama2`: the names that start with or contain what was typed, else the
+    closest spelling."""
+    close = [name for name in known if _normal(name).startswith(wanted)] or [name for name in known if wanted and wanted in _normal(name)]
+    if not close:
+        by_normal = {_normal(name): name for name in known}
+        close = [by_normal[found] for found in difflib.get_close_matches(wanted, list(by_normal), n=2, cutoff=0.6)]
+    return f": did you mean {' or '.join(sorted(set(close)))}?" if close else ""
+
+
 @dataclass(frozen=True)
 class Selection:
     round: str
@@ -74,8 +84,8 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
     wanted = _normal(benchmark)
     rows = efficiency.filter(_normal_eq("benchmark", wanted) | _normal_eq("benchmark_canonical", wanted))
     if rows.height == 0:
-        known = sorted(set(efficiency["benchmark"].to_list()))
-        raise PlanError(f"no benchmark {benchmark!r} in the warehouse; it holds: {', '.join(known)}")
+        known = sorted(set(efficiency["benchmark"].to_list()) | set(efficiency["benchmark_canonical"].to_list()))
+        raise PlanError(f"no benchmark {benchmark!r} in the warehouse{_suggestion(wanted, known)}; it holds: {', '.join(known)}")
     rows = rows.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
     if accelerator is not None:
         measured_on = sorted(set(rows["accelerator_group"].to_list()))
@@ -135,110 +145,66 @@ def _normal_eq(column: str, wanted: str) -> pl.Expr:
 
 
 @dataclass(frozen=True)
-class CurvePoint:
-    accelerators: int
-    time_min: float
-    time_min_low: float
-    time_min_high: float
-    efficiency: float
-    efficiency_low: float
-    efficiency_high: float
-    accelerator_hours: float
-    measured: bool
-    extrapolated: bool
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """The time at a count nobody measured (or the user named), by the model that backtested best on the group."""
-
-    accelerators: int
-    model: str  # predict.TWO_PART or predict.AMDAHL_TIME
-    time_min: float
-    time_min_low: float
-    time_min_high: float
-    global_batch: float | None  # the batch the two-part model assumed
-    measured: bool  # the count was measured too (the prediction is then a check)
-
-
-@dataclass(frozen=True)
 class Plan:
     selection: Selection
+    planner: Planner
     recommendation: Recommendation
-    curve: list[CurvePoint]  # empty without a fit
-    fit_note: str | None  # why there is no curve
-    backtest: dict[str, tuple[float, int]] = field(default_factory=dict)  # model -> (median |error| %, counts)
-    prediction: Prediction | None = None
-    other_prediction: Prediction | None = None  # the same count by the other model, where it can be made
+    steps: list[Step]  # each measured count, then the doublings past the largest (predicted)
+    backtest: dict[str, BacktestSummary] = field(default_factory=dict)  # per model, over the group's counts left out
+    prediction: Step | None = None  # at the count the user named
+    other_prediction: Step | None = None  # the same count by the two-part model, where it can be made
+    coverage: dict[str, tuple[int, int]] = field(default_factory=dict)  # per model, over every backtest the warehouse holds
 
-
-def predict_at(selection: Selection, accelerators: int, global_batch: float | None,
-               backtest: dict[str, tuple[float, int]]) -> tuple[Prediction, Prediction | None]:
-    """The predicted time at a count by each model that can be made, the one to go by first: the two-part model where
-    the group's logs allow one and it backtested no worse than the Amdahl fit on time (or nothing was backtested, or
-    the user named the batch), else the Amdahl fit. Both are returned: where they disagree, that is worth seeing.
-    PlanError when neither can be made."""
-    rows, _ = apart_series(selection.rows)
-    two_part = two_part_model(rows, ruleset_name(selection.round), selection.benchmark)
-    if global_batch is not None and two_part is None:
-        raise PlanError(f"--global-batch needs the samples and batch sizes of the group's logs, which {selection.round} "
-                        f"{selection.benchmark} on {selection.accelerator_group} does not have")
-    measured = accelerators in set(rows["accelerators"].to_list())
-    found: dict[str, Prediction] = {}
-    if two_part is not None:
-        time_min, low, high, batch = two_part.predict(float(accelerators), global_batch)
-        found[TWO_PART] = Prediction(accelerators, TWO_PART, time_min, low, high, batch, measured)
-    n = rows["accelerators"].to_numpy().astype(float)
-    if len(np.unique(n)) >= MIN_DISTINCT_COUNTS:
-        fit = bootstrap_amdahl(n, rows["time_to_train_min"].to_numpy().astype(float))
-        time_min, low, high = fit.time_interval(float(accelerators))
-        found[AMDAHL_TIME] = Prediction(accelerators, AMDAHL_TIME, time_min, low, high, None, measured)
-    if not found:
-        raise PlanError(f"{len(np.unique(n))} accelerator count(s) measured for {selection.accelerator_group}: too few to predict "
-                        f"{accelerators:,} (at least {MIN_DISTINCT_COUNTS}, or samples and batch sizes in the logs)")
-    prefer_two_part = TWO_PART in found and (
-        global_batch is not None or TWO_PART not in backtest or AMDAHL_TIME not in backtest or backtest[TWO_PART][0] <= backtest[AMDAHL_TIME][0])
-    first = found[TWO_PART] if prefer_two_part else found.get(AMDAHL_TIME, found.get(TWO_PART))
-    assert first is not None
-    other = next((prediction for model, prediction in found.items() if model != first.model), None)
-    return first, other
+    @property
+    def fit_note(self) -> str | None:
+        """Why nothing is predicted, or None."""
+        counts = len(self.planner.counts)
+        return None if self.planner.model is not None else (
+            f"{counts} distinct accelerator count{'s' if counts != 1 else ''} measured: at least 3 are needed to predict other counts")
 
 
 def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float | None = None,
-              max_accelerators: int | None = None, accelerators: int | None = None, global_batch: float | None = None) -> Plan:
-    """The recommendation for the selected group and, where it can be fitted, its curve with 5-95 % bounds; the
-    backtest of the group's predictions; and, with `accelerators`, the predicted time at that count."""
-    backtest = backtest_summary(pl.DataFrame(backtest_group(selection.rows, ruleset_name(selection.round), selection.benchmark),
-                                             schema=_BACKTEST_ROW) if selection.rows.height else pl.DataFrame(schema=_BACKTEST_ROW))
-    plan = _plan(selection, threshold, deadline_min, max_accelerators)
-    prediction, other = predict_at(selection, accelerators, global_batch, backtest) if accelerators is not None else (None, None)
-    return Plan(plan.selection, plan.recommendation, plan.curve, plan.fit_note, backtest, prediction, other)
+              max_accelerators: int | None = None, accelerators: int | None = None, global_batch: float | None = None,
+              coverage: dict[str, tuple[int, int]] | None = None) -> Plan:
+    """The recommendation for the selected group, its measured and predicted counts, its backtest and, with
+    `accelerators`, the answer at that count; `coverage`: the warehouse's backtest coverage per model, to print."""
+    ruleset = ruleset_name(selection.round)
+    tested = pl.DataFrame(backtest_group(selection.rows, ruleset, selection.benchmark, selection.round)) if selection.rows.height else pl.DataFrame()
+    p = planner(selection.rows, selection.accelerator_group, ruleset, selection.benchmark, selection.round, tested)
+    recommendation = recommend(p, threshold, deadline_min, max_accelerators)
+    counts = list(p.counts)
+    if p.model is not None:
+        counts += [p.counts[-1] * 2**k for k in range(1, CURVE_DOUBLINGS + 1)]
+    steps = [s for s in (p.step(c) for c in counts if max_accelerators is None or c <= max_accelerators) if s is not None]
+    prediction = other = None
+    if accelerators is not None:
+        prediction, other = predict_at(selection, p, accelerators, global_batch)
+    return Plan(selection, p, recommendation, steps, backtest_summary(tested) if tested.height else {}, prediction, other, coverage or {})
 
 
-_BACKTEST_ROW = {"accelerators": pl.Int64, "model": pl.String, "measured_min": pl.Float64, "predicted_min": pl.Float64,
-                 "predicted_low_min": pl.Float64, "predicted_high_min": pl.Float64, "error_pct": pl.Float64, "extrapolated": pl.Boolean}
+def predict_at(selection: Selection, p: Planner, accelerators: int, global_batch: float | None) -> tuple[Step, Step | None]:
+    """The answer at a count: the measurement where it was measured, else the Amdahl model's prediction; beside it the
+    two-part model's where the count was not measured. With `global_batch`, the two-part model's prediction for that
+    batch alone (the only model that knows batches). PlanError when nothing can be said."""
+    kept, _ = apart_series(selection.rows)
+    two_part = group_model(kept, TWO_PART, ruleset_name(selection.round), selection.benchmark, selection.round)
+    if global_batch is not None and two_part is None:
+        raise PlanError(f"--global-batch needs the samples and batch sizes of the group's logs (and 3 counts or more), which "
+                        f"{selection.round} {selection.benchmark} on {selection.accelerator_group} does not have")
 
+    def by_two_part() -> Step:
+        assert two_part is not None
+        q = two_part.predict(float(accelerators), global_batch)
+        slow = None if q.time_min_high is None else p.efficiency(q.time_min_high, accelerators)
+        fast = None if q.time_min_low is None else p.efficiency(q.time_min_low, accelerators)
+        return Step(accelerators, PREDICTED, q.time_min, q.time_min_low, q.time_min_high, p.efficiency(q.time_min, accelerators),
+                    slow, fast, prediction=q)
 
-def _plan(selection: Selection, threshold: float, deadline_min: float | None, max_accelerators: int | None) -> Plan:
-    rows, _ = apart_series(selection.rows)  # the recommendation says which series it left out
-    n = rows["accelerators"].to_numpy().astype(float)
-    t = rows["time_to_train_min"].to_numpy().astype(float)
-    distinct = np.unique(n)
-    fit: AmdahlBootstrap | None = bootstrap_amdahl(n, t) if len(distinct) >= MIN_DISTINCT_COUNTS else None
-    if fit is not None and not (math.isfinite(fit.a) and math.isfinite(fit.b) and fit.a + fit.b > 0):
-        fit = None
-    recommendation = recommend(selection.rows, selection.accelerator_group, threshold, deadline_min, max_accelerators, fit)
-    if fit is None:
-        note = (f"{len(distinct)} distinct accelerator count(s) measured: at least {MIN_DISTINCT_COUNTS} are needed for a fit"
-                if len(distinct) < MIN_DISTINCT_COUNTS else "the fit did not converge")
-        return Plan(selection, recommendation, [], note)
-    counts = sorted({*distinct.tolist(), *(distinct.max() * 2.0 ** k for k in range(1, CURVE_DOUBLINGS + 1))})
-    if max_accelerators is not None:
-        counts = [c for c in counts if c <= max_accelerators]
-    curve = []
-    for k in counts:
-        efficiency, efficiency_low, efficiency_high = fit.efficiency(k)
-        time_min, time_low, time_high = fit.time_interval(k)
-        curve.append(CurvePoint(int(k), time_min, time_low, time_high, efficiency, efficiency_low, efficiency_high,
-                                k * time_min / 60, bool(k in distinct), bool(k > distinct.max())))
-    return Plan(selection, recommendation, curve, None)
+    if global_batch is not None:
+        return by_two_part(), None
+    found = p.step(accelerators)
+    if found is None:
+        raise PlanError(f"{len(p.counts)} accelerator count(s) measured for {selection.accelerator_group}: too few to predict "
+                        f"{accelerators:,} (at least 3)")
+    other = by_two_part() if two_part is not None and found.basis == PREDICTED else None
+    return found, other

@@ -1,44 +1,53 @@
-"""Time to train at any accelerator count, predicted in two parts, and how well it predicts (leave-one-out backtests).
+"""The best time a system of a group reaches at any accelerator count: measured where someone measured it, predicted
+elsewhere, and how well the prediction holds (leave-one-count-out backtests).
 
-    predicted minutes at N = samples to converge at the batch N implies  x  seconds per sample at N  / 60
+The predicted quantity is always the same: the best official time to train a system of the comparable group reaches
+at N accelerators. Two models predict it, each a *shape* anchored to what was measured:
 
-* Throughput: the seconds one training sample costs a group's systems, against N, measured from each system's own
-  samples to converge and time (tau = 60 T / S); fitted as Amdahl's law on that per-sample time, tau(N) = a + b / N,
-  with the same weighted least squares and seeded bootstrap over systems as the Amdahl fit on time (fits.py).
-* Convergence: the samples to converge at a global batch size, from the reference convergence points (RCPs) of the
-  ruleset in mlperf-logging (`rcp_checker/training_X.Y.0/rcps_<benchmark>.json`), read by the official RCP checker
-  itself (its olympic means and its pruning), and interpolated linearly in batch size as it interpolates. RCPs count
-  epochs or samples and a run logs samples or epochs: the curve is scaled to the group's own logs (the median ratio of
-  a system's logged count to the RCP at its batch). The measured runs add points where the RCPs have none: at a batch
-  between (or beyond) the RCPs' batches, the median of the group's own runs at it, unscaled. A run there may need more
-  than the line between two RCPs says (v4.1 Llama 2 LoRA on 512 H100: 8,976 samples at batch 64, the RCPs' line
-  7,131). Past the last point the last segment is extended, and said; with no RCPs, the measured points are the curve.
-* The batch N implies: the measured global batch (median over a count's systems), interpolated in log batch against
-  log N between the counts measured; beyond them the nearest count's batch is kept, since how a submitter would grow
-  (or cap) the batch past its largest run is not in the data (`--global-batch` names another). Growing it with N at
-  the last batch per accelerator instead predicted worse in the backtest: on v4.1 and v5.1 the two-part model beat
-  the Amdahl fit on time in 7 of 15 groups that way, 8 with the batch capped at the RCPs' largest, 10 this way.
+* `amdahl`: the shape of Amdahl's law, T(N) = A + B / N, fitted by weighted least squares to every system of the group
+  (fits.amdahl_fit).
+* `two-part`: samples to converge at the batch N implies (the ruleset's RCPs and the group's runs) x seconds per sample
+  at N (Amdahl's law on the per-sample time); the one model that can answer for another global batch.
 
-The backtest leaves each measured count of a group out in turn (groups with four counts or more), predicts its best
-time from the rest with this model and with the Amdahl fit on time, and keeps both errors (`plan_backtest`).
+A shape says how time changes between counts; the level comes from the measurements. Between two measured counts the
+prediction is the shape scaled to pass through both neighbours' best times (the log ratio interpolated in log N), so
+at a measured count it *is* the measured best. Below the smallest count it is scaled to the smallest. Above the largest
+it is scaled to the largest and blended, one third in log space, with the last measured segment's own log-log slope:
+alone, Amdahl's law extrapolated upwards was 16 % too slow in the median (the largest systems are the best tuned), the
+log-log slope 20 % too fast (bench/plan_models.py has every model tried, with its figures).
+
+The interval is calibrated on the backtest (tasks/metrics/calibration.py), so a stated 90 % holds about 90 % of the time.
+
+The backtest leaves each measured count of a group out in turn (groups with four counts or more, so that three remain),
+predicts the best time there from the others with each model, and records the error, the interval and whether it held
+(`plan_backtest`). A count left out takes every system that measured it: a prediction at a measured count is never
+made (the planner quotes the measurement there).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from mlperf_scaling.tasks.metrics.fits import RESAMPLES, AmdahlBootstrap, apart_series, bootstrap_amdahl
+from mlperf_scaling.tasks.metrics.calibration import Calibration, load_calibration
+from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, amdahl_fit, apart_series
 
-MIN_BACKTEST_COUNTS = 4  # distinct counts a group needs before a count can be left out and still leave a fit
-# A backtest refits every group once per count left out, twice: fewer resamples keep its bounds' cost small
-BACKTEST_RESAMPLES = 200
+MIN_BACKTEST_COUNTS = 4  # distinct counts a group needs before a count can be left out and still leave a model
+AMDAHL = "amdahl"
 TWO_PART = "two-part"
-AMDAHL_TIME = "amdahl on time"
+MODELS = (AMDAHL, TWO_PART)
+# Above the largest measured count: the weight of the last segment's log-log slope against the anchored shape
+BEYOND_LOGLOG_WEIGHT = 1 / 3
+LOGLOG_SLOPES = (-1.2, 0.0)  # the last segment's slope, clipped: time never rises with N, nor falls much faster than 1/N
+# Beyond this many times the largest measured count (or below the smallest divided by it) a prediction is an
+# extrapolation the planner warns about; at FAR_BEYOND, a loud one
+WARN_BEYOND = 2.0
+FAR_BEYOND = 100.0
 
 
 @functools.cache
@@ -79,7 +88,7 @@ class ConvergenceModel:
 
 @dataclass(frozen=True)
 class TwoPartModel:
-    throughput: AmdahlBootstrap  # on seconds per sample
+    throughput: tuple[float, float]  # (A, B) of Amdahl's law on seconds per sample
     convergence: ConvergenceModel
     counts: np.ndarray  # measured distinct accelerator counts
     global_batches: np.ndarray  # their global batch (median over a count's systems)
@@ -88,12 +97,11 @@ class TwoPartModel:
         """The global batch N implies: log-log between the measured counts, the nearest count's beyond them."""
         return float(np.exp(np.interp(math.log(n), np.log(self.counts), np.log(self.global_batches))))
 
-    def predict(self, n: float, batch: float | None = None) -> tuple[float, float, float, float]:
-        """(minutes, low, high, batch) at N: the throughput interval from the bootstrap, the convergence at the batch."""
-        batch = self.batch(n) if batch is None else batch
-        samples, _ = self.convergence.at(batch)
-        point, low, high = self.throughput.time_interval(n)  # seconds per sample
-        return samples * point / 60, samples * low / 60, samples * high / 60, batch
+    def minutes(self, n: float, batch: float | None = None) -> float:
+        """The shape: minutes at N for the batch N implies (or `batch`)."""
+        samples, _ = self.convergence.at(self.batch(n) if batch is None else batch)
+        a, b = self.throughput
+        return samples * (a + b / n) / 60
 
 
 def _unit(rows: pl.DataFrame) -> str | None:
@@ -103,15 +111,15 @@ def _unit(rows: pl.DataFrame) -> str | None:
     return None
 
 
-def two_part_model(rows: pl.DataFrame, ruleset: str, benchmark: str, resamples: int = RESAMPLES) -> TwoPartModel | None:
-    """The model of one group's systems (efficiency rows), or None where its logs lack samples or batch sizes."""
+def two_part_model(rows: pl.DataFrame, ruleset: str, benchmark: str) -> TwoPartModel | None:
+    """The two-part shape of one group's systems (efficiency rows), or None where its logs lack samples or batch sizes."""
     unit = _unit(rows)
     if unit is None or rows["global_batch_size"].null_count() or rows.height < 2 or rows["accelerators"].n_unique() < 2:
         return None
     n = rows["accelerators"].to_numpy().astype(float)
     seconds_per_sample = (rows["time_to_train_min"] * 60 / rows[unit]).to_numpy().astype(float)
-    throughput = bootstrap_amdahl(n, seconds_per_sample, resamples)
-    if not (math.isfinite(throughput.a) and math.isfinite(throughput.b) and throughput.a + throughput.b > 0):
+    a, b = (float(v[0]) for v in amdahl_fit(n, seconds_per_sample))
+    if not (math.isfinite(a) and math.isfinite(b) and a + b > 0):
         return None
     batches = rows["global_batch_size"].to_numpy().astype(float)
     measured = rows[unit].to_numpy().astype(float)
@@ -127,40 +135,145 @@ def two_part_model(rows: pl.DataFrame, ruleset: str, benchmark: str, resamples: 
     else:
         convergence = ConvergenceModel(by_batch["b"].to_numpy(), by_batch["s"].to_numpy(), "measured runs")
     per_count = pl.DataFrame({"n": n, "batch": batches}).group_by("n").agg(pl.col("batch").median()).sort("n")
-    return TwoPartModel(throughput, convergence, per_count["n"].to_numpy(), per_count["batch"].to_numpy())
+    return TwoPartModel((a, b), convergence, per_count["n"].to_numpy(), per_count["batch"].to_numpy())
 
 
-def backtest_group(rows: pl.DataFrame, ruleset: str, benchmark: str) -> list[dict]:
-    """Leave each measured count out, predict its best time from the others with both models: one row per count and
-    model (predicted null where a model cannot be made from the rest)."""
+def best_per_count(rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The measured frontier: each distinct count and the best official time measured there, by count."""
+    best = rows.group_by("accelerators").agg(pl.col("time_to_train_min").min()).sort("accelerators")
+    return best["accelerators"].to_numpy().astype(float), best["time_to_train_min"].to_numpy().astype(float)
+
+
+def beyond_ratio(n: float, counts: np.ndarray) -> float:
+    """How far outside the measured counts N lies: N / the largest, or the smallest / N; 1 between them."""
+    if n > counts[-1]:
+        return float(n / counts[-1])
+    if n < counts[0]:
+        return float(counts[0] / n)
+    return 1.0
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The predicted best time at a count, with its stated interval (None where the model was never calibrated)."""
+
+    accelerators: int
+    model: str
+    time_min: float
+    time_min_low: float | None
+    time_min_high: float | None
+    beyond_ratio: float  # 1: between measured counts
+    global_batch: float | None  # the batch the two-part model assumed
+
+
+@dataclass(frozen=True)
+class GroupModel:
+    """One group's model: a shape anchored to the measured frontier, and the calibration of its interval."""
+
+    model: str
+    counts: np.ndarray  # distinct measured counts the model was made from
+    best: np.ndarray  # the best time at each
+    shape: Callable[[float], float]
+    round: str | None = None  # the round it predicts for (its interval is calibrated without that round)
+    calibration: Calibration | None = None
+    two_part: TwoPartModel | None = None
+
+    def point(self, n: float) -> float:
+        """The predicted best time at N (the measured best at a measured count)."""
+        counts, best = self.counts, self.best
+        log_n = math.log(n)
+        if n <= counts[0]:
+            return self.shape(n) * best[0] / self.shape(counts[0])
+        if n <= counts[-1]:
+            i = int(np.searchsorted(counts, n)) - 1
+            i = min(max(i, 0), len(counts) - 2)
+            weight = (log_n - math.log(counts[i])) / (math.log(counts[i + 1]) - math.log(counts[i]))
+            ratio = (1 - weight) * math.log(best[i] / self.shape(counts[i])) + weight * math.log(best[i + 1] / self.shape(counts[i + 1]))
+            return self.shape(n) * math.exp(ratio)
+        anchored = self.shape(n) * best[-1] / self.shape(counts[-1])
+        slope = (math.log(best[-1]) - math.log(best[-2])) / (math.log(counts[-1]) - math.log(counts[-2]))
+        slope = min(max(slope, LOGLOG_SLOPES[0]), LOGLOG_SLOPES[1])
+        loglog = best[-1] * (n / counts[-1]) ** slope
+        return math.exp((1 - BEYOND_LOGLOG_WEIGHT) * math.log(anchored) + BEYOND_LOGLOG_WEIGHT * math.log(loglog))
+
+    def predict(self, n: float, batch: float | None = None) -> Prediction:
+        """The prediction at N with its interval; `batch` (two-part only) for another global batch than N implies."""
+        point = self.point(n)
+        used_batch = None
+        if self.two_part is not None:
+            used_batch = self.two_part.batch(n) if batch is None else batch
+            if batch is not None:
+                point *= self.two_part.convergence.at(batch)[0] / self.two_part.convergence.at(self.two_part.batch(n))[0]
+        ratio = beyond_ratio(n, self.counts)
+        bounds = (self.calibration or load_calibration()).bounds(self.model, ratio, self.round)
+        low, high = (None, None) if bounds is None else (point * bounds[0], point * bounds[1])
+        return Prediction(int(n), self.model, point, low, high, ratio, used_batch)
+
+
+    def curve(self, points: int = 16, doublings: int = 2) -> pl.DataFrame:
+        """The best time along the measured counts and `doublings` past the largest: each measured count (its measured
+        best, no interval) and `points` counts spread evenly in log N between (predicted, with the interval)."""
+        grid = np.geomspace(self.counts[0], self.counts[-1] * 2**doublings, points)
+        counts = sorted({*self.counts.tolist(), *grid.tolist()})
+        rows = []
+        for n in counts:
+            measured = bool(np.isclose(self.counts, n).any())
+            p = self.predict(n)
+            rows.append({"accelerators": float(n), "time_min": p.time_min, "time_min_low": None if measured else p.time_min_low,
+                         "time_min_high": None if measured else p.time_min_high, "measured": measured, "beyond_ratio": p.beyond_ratio})
+        return pl.DataFrame(rows, schema={"accelerators": pl.Float64, "time_min": pl.Float64, "time_min_low": pl.Float64,
+                                          "time_min_high": pl.Float64, "measured": pl.Boolean, "beyond_ratio": pl.Float64})
+
+
+def group_model(rows: pl.DataFrame, model: str = AMDAHL, ruleset: str | None = None, benchmark: str | None = None,
+                round_name: str | None = None, calibration: Calibration | None = None) -> GroupModel | None:
+    """The model of one group's systems (efficiency rows, series apart already left out), or None where it cannot be
+    made: fewer than three distinct counts, or (two-part) no samples or batch sizes in the logs."""
+    counts, best = best_per_count(rows)
+    if len(counts) < MIN_DISTINCT_COUNTS:
+        return None
+    if model == AMDAHL:
+        a, b = (float(v[0]) for v in amdahl_fit(rows["accelerators"].to_numpy().astype(float),
+                                                 rows["time_to_train_min"].to_numpy().astype(float)))
+        if not (math.isfinite(a) and math.isfinite(b) and a + b > 0):
+            return None
+        return GroupModel(AMDAHL, counts, best, lambda n: a + b / n if a > 0 or b > 0 else 1.0, round_name, calibration)
+    if ruleset is None or benchmark is None:
+        raise ValueError("the two-part model needs the ruleset and the benchmark (for its RCPs)")
+    two_part = two_part_model(rows, ruleset, benchmark)
+    if two_part is None:
+        return None
+    return GroupModel(TWO_PART, counts, best, two_part.minutes, round_name, calibration, two_part)
+
+
+def backtest_group(rows: pl.DataFrame, ruleset: str, benchmark: str, round_name: str | None = None,
+                   calibration: Calibration | None = None) -> list[dict]:
+    """Leave each measured count out, predict its best time from the others with each model: one row per count and
+    model that could be made from the rest."""
     rows, _ = apart_series(rows)
     counts = sorted(set(rows["accelerators"].to_list()))
     if len(counts) < MIN_BACKTEST_COUNTS:
         return []
     found = []
     for count in counts:
-        held = rows.filter(pl.col("accelerators") == count)
         rest = rows.filter(pl.col("accelerators") != count)
-        measured = float(held["time_to_train_min"].to_numpy().min())
-        predictions: dict[str, tuple[float, float, float] | None] = {}
-        model = two_part_model(rest, ruleset, benchmark, BACKTEST_RESAMPLES)
-        predictions[TWO_PART] = model.predict(float(count))[:3] if model is not None else None
-        amdahl = bootstrap_amdahl(rest["accelerators"].to_numpy().astype(float), rest["time_to_train_min"].to_numpy().astype(float),
-                                  BACKTEST_RESAMPLES)
-        predictions[AMDAHL_TIME] = amdahl.time_interval(float(count)) if math.isfinite(amdahl.a) and math.isfinite(amdahl.b) else None
-        for name, predicted in predictions.items():
+        measured = float(rows.filter(pl.col("accelerators") == count)["time_to_train_min"].min())  # type: ignore[arg-type]
+        for name in MODELS:
+            model = group_model(rest, name, ruleset, benchmark, round_name, calibration)
+            if model is None:
+                continue
+            p = model.predict(float(count))
+            covered = None if p.time_min_low is None or p.time_min_high is None else p.time_min_low <= measured <= p.time_min_high
             found.append({
-                "accelerators": int(count), "model": name, "measured_min": measured,
-                "predicted_min": None if predicted is None else predicted[0],
-                "predicted_low_min": None if predicted is None else predicted[1],
-                "predicted_high_min": None if predicted is None else predicted[2],
-                "error_pct": None if predicted is None else 100 * (predicted[0] - measured) / measured,
-                "extrapolated": count in (counts[0], counts[-1]),  # left out at an end: predicted beyond the others
+                "accelerators": int(count), "model": name, "measured_min": measured, "predicted_min": p.time_min,
+                "predicted_low_min": p.time_min_low, "predicted_high_min": p.time_min_high,
+                "error_pct": 100 * (p.time_min - measured) / measured, "beyond_ratio": p.beyond_ratio,
+                "extrapolated": p.beyond_ratio > 1, "covered": covered,
             })
     return found
 
 
-def backtest_table(efficiency: pl.DataFrame) -> pl.DataFrame:
+def backtest_table(efficiency: pl.DataFrame, calibration: Calibration | None = None) -> pl.DataFrame:
     """`plan_backtest` rows for every (round, benchmark, comparable group) of `efficiency` with four counts or more."""
     from mlperf_scaling.contracts.common import frame_schema
     from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
@@ -169,19 +282,31 @@ def backtest_table(efficiency: pl.DataFrame) -> pl.DataFrame:
     rows = []
     known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
     for (round_name, benchmark, group_name), group in known.group_by(["round", "benchmark", "accelerator_group"], maintain_order=True):
-        for row in backtest_group(group, ruleset_name(str(round_name)), str(benchmark)):
+        for row in backtest_group(group, ruleset_name(str(round_name)), str(benchmark), str(round_name), calibration):
             rows.append({"round": round_name, "benchmark": benchmark, "accelerator_group": group_name, **row})
     schema = frame_schema(PlanBacktestSchema)
     return pl.DataFrame(rows, schema=schema).sort("round", "benchmark", "accelerator_group", "accelerators", "model")
 
 
-def backtest_summary(backtest: pl.DataFrame) -> dict[str, tuple[float, int]]:
-    """model -> (median absolute percentage error, counts predicted) of one group's backtest rows."""
+@dataclass(frozen=True)
+class BacktestSummary:
+    """How one model predicted a group's (or several groups') measured counts, each left out in turn."""
+
+    median_error_pct: float
+    cases: int
+    covered: int  # cases whose stated interval held the measured time
+    with_interval: int
+
+
+def backtest_summary(backtest: pl.DataFrame) -> dict[str, BacktestSummary]:
+    """model -> its summary over backtest rows."""
     found = {}
-    for model in (TWO_PART, AMDAHL_TIME):
-        errors = backtest.filter((pl.col("model") == model) & pl.col("error_pct").is_not_null())["error_pct"].abs()
-        if errors.len():
-            found[model] = (float(np.median(errors.to_numpy())), errors.len())
+    for model in MODELS:
+        rows = backtest.filter((pl.col("model") == model) & pl.col("error_pct").is_not_null())
+        if rows.height:
+            held = rows.filter(pl.col("covered").is_not_null())
+            found[model] = BacktestSummary(float(np.median(rows["error_pct"].abs().to_numpy())), rows.height,
+                                           int(held["covered"].sum()), held.height)
     return found
 
 
@@ -193,7 +318,6 @@ def software_gains(efficiency: pl.DataFrame) -> pl.DataFrame:
     from mlperf_scaling.contracts.common import frame_schema
     from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
     from mlperf_scaling.rounds import round_order
-    from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS
 
     rows = []
     known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
@@ -204,11 +328,11 @@ def software_gains(efficiency: pl.DataFrame) -> pl.DataFrame:
             counts = fitted["accelerators"].to_numpy().astype(float)
             if len(np.unique(counts)) < MIN_DISTINCT_COUNTS:
                 continue
-            model = bootstrap_amdahl(counts, fitted["time_to_train_min"].to_numpy().astype(float), BACKTEST_RESAMPLES)
-            if not (math.isfinite(model.a) and math.isfinite(model.b) and model.a + model.b > 0):
+            a, b = (float(v[0]) for v in amdahl_fit(counts, fitted["time_to_train_min"].to_numpy().astype(float)))
+            if not (math.isfinite(a) and math.isfinite(b) and a + b > 0):
                 continue
             for row in group.filter(pl.col("round") == later).iter_rows(named=True):
-                predicted = model.time(float(row["accelerators"]))
+                predicted = a + b / float(row["accelerators"])
                 rows.append({
                     "round": later, "previous_round": earlier, "benchmark_canonical": workload, "accelerator_group": group_name,
                     "benchmark": row["benchmark"], "submitter": row["submitter"], "system": row["system"],

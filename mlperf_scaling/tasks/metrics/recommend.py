@@ -1,21 +1,24 @@
 """The answer to "how many accelerators should I train this on?", per (round, benchmark, comparable accelerator group).
 
-The candidates are the accelerator counts someone actually measured in the group (real configurations, not the
-fit's arithmetic). Where the group has at least three distinct counts, each candidate is judged by the Amdahl fit of
-tasks/metrics/fits.py with its bootstrap interval; otherwise by the measured times alone, and the row says so.
+Measured evidence first. At a count somebody measured, the answer quotes the measurement: the best system's official
+time, the spread over the systems and over its runs, and the efficiency of the tables (the best time at the group's
+smallest count x that count, over the time x N). A model never stands in for a measurement; it chooses between counts
+and goes beyond them, and what it gives is said to be predicted, with its calibrated 90 % interval and its group's
+backtest error (tasks/metrics/predict.py).
 
-- No deadline: the largest candidate whose efficiency (against the group's smallest configuration) is still at least
-  the threshold: past it, more accelerators mostly buy accelerator-hours.
-- A deadline: the smallest candidate that meets it, as efficiency only falls with N, so it is the cheapest that
-  does; when none does, the fastest, and the reason says so.
+- No deadline: the largest measured count whose measured efficiency is still at least the threshold: past it, more
+  accelerators mostly buy accelerator-hours.
+- A deadline: the smallest count that meets it: a measured count on its measured time, a count nobody measured (a
+  power of two up to two doublings past the largest measured) on its interval's upper end; the sentence says which.
+  When none does, the fastest measured count, and the reason says so.
 
-Then the price of going further: doubling N under the fit (the next measured count without one), the minutes it
-saves and the accelerator-hours it adds.
+Then the price of going further: doubling N (measured there, or predicted), the minutes it saves and the
+accelerator-hours it adds. A group whose backtest median error is over 15 %, or a prediction beyond twice the largest
+count measured, gets a warning that says what measurement would settle it.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -25,187 +28,390 @@ from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.rounds import round_order
-from mlperf_scaling.tasks.metrics.fits import (
-    MIN_DISTINCT_COUNTS,
-    MIN_SYSTEMS_FOR_INTERVAL,
-    SERIES_APART,
-    AmdahlBootstrap,
-    apart_series,
-    bootstrap_amdahl,
+from mlperf_scaling.tasks.metrics.calibration import LEVEL
+from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, SERIES_APART, apart_series
+from mlperf_scaling.tasks.metrics.predict import (
+    AMDAHL,
+    FAR_BEYOND,
+    WARN_BEYOND,
+    BacktestSummary,
+    GroupModel,
+    Prediction,
+    backtest_summary,
+    group_model,
 )
 
-BASIS_FIT = "amdahl fit"
-BASIS_MEASURED = "measured"
+MEASURED, PREDICTED = "measured", "predicted"
+ROUGH_BACKTEST_PCT = 15.0  # a group whose counts were predicted worse than this (median) gets a warning
+KNEE_REACH = 16  # the knee is looked for up to this many times the largest measured count
+
+
+class NoCandidate(ValueError):
+    """No configuration satisfies the user's limits."""
 
 
 @dataclass(frozen=True)
-class Recommendation:
-    """One recommendation; `sentence` says it in words."""
+class CountEvidence:
+    """What was measured at one count of a group: the best system and the spread."""
 
-    accelerator_group: str
-    basis: str
-    threshold: float
-    n_systems: int
-    n_distinct_accelerators: int
-    reference_accelerators: int
-    max_measured_accelerators: int
     accelerators: int
+    time_min: float  # the best system's official time
+    best_system: str
+    n_systems: int
+    slowest_system_min: float
+    fastest_run_min: float | None  # the best system's fastest and slowest valid runs
+    slowest_run_min: float | None
+    efficiency: float  # the best system's, against the group's reference
+
+
+def measured_evidence(rows: pl.DataFrame) -> dict[int, CountEvidence]:
+    """Per measured count of a group's efficiency rows, the evidence there."""
+    found = {}
+    for (count,), at in rows.sort("accelerators", "time_to_train_min", "submitter", "system").group_by(["accelerators"], maintain_order=True):
+        best = at.row(0, named=True)
+        found[int(count)] = CountEvidence(
+            int(count), float(best["time_to_train_min"]), f"{best['submitter']}/{best['system']}", at.height,
+            float(at["time_to_train_min"].max()), best.get("time_to_train_min_low"), best.get("time_to_train_min_high"),  # type: ignore[arg-type]
+            float(best["efficiency"]),
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class Step:
+    """One count the answer speaks of: measured (evidence) or predicted (prediction)."""
+
+    accelerators: int
+    basis: str
     time_min: float
     time_min_low: float | None
     time_min_high: float | None
     efficiency: float
     efficiency_low: float | None
     efficiency_high: float | None
-    measured_time_min: float
+    evidence: CountEvidence | None = None
+    prediction: Prediction | None = None
+
+    @property
+    def accelerator_hours(self) -> float:
+        return self.accelerators * self.time_min / 60
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """One recommendation; `sentence` says it in words, `warning` what to be wary of."""
+
+    accelerator_group: str
+    basis: str  # measured or predicted
+    threshold: float
+    deadline_min: float | None
+    n_systems: int
+    n_distinct_accelerators: int
+    reference_accelerators: int
+    reference_time_min: float
+    reference_system: str
+    max_measured_accelerators: int
+    accelerators: int
+    time_min: float
+    time_min_low: float | None
+    time_min_high: float | None
+    n_systems_at: int | None
+    best_system: str | None
+    slowest_system_min: float | None
+    fastest_run_min: float | None
+    slowest_run_min: float | None
+    efficiency: float
+    efficiency_low: float | None
+    efficiency_high: float | None
     accelerator_hours: float
     next_accelerators: int | None
+    next_basis: str | None
     next_time_min: float | None
+    next_time_min_low: float | None
+    next_time_min_high: float | None
     time_saved_min: float | None
     extra_accelerator_hours_pct: float | None
     next_is_extrapolated: bool | None
     knee: float | None
     knee_low: float | None
     knee_high: float | None
+    model: str | None
+    backtest_median_error_pct: float | None
+    backtest_counts: int | None
+    backtest_covered: int | None
+    warning: str | None
     reason: str
     sentence: str
 
 
-class NoCandidate(ValueError):
-    """No measured configuration satisfies the user's limits."""
+def minutes_text(value: float) -> str:
+    return f"{value:,.2f} min" if value < 10 else (f"{value:,.1f} min" if value < 600 else f"{value / 60:,.1f} h")
 
 
-def _minutes(value: float) -> str:
-    return f"{value:,.1f} min" if value < 600 else f"{value / 60:,.1f} h"
+def _interval_text(low: float | None, high: float | None) -> str:
+    return "" if low is None or high is None else f" [{minutes_text(low).removesuffix(' min')}, {minutes_text(high).removesuffix(' min')}]"
 
 
-def _sentence(r: Recommendation, note: str | None) -> str:
-    head = f"{r.accelerators:,} {r.accelerator_group}: {_minutes(r.time_min)}"
-    if r.basis == BASIS_FIT and r.n_systems < MIN_SYSTEMS_FOR_INTERVAL:
-        head += (f", efficiency {r.efficiency:.2f} against {r.reference_accelerators:,} "
-                 f"(fitted on {r.n_systems} systems: too few for an interval)")
-    elif r.basis == BASIS_FIT:
-        head += (f", efficiency {r.efficiency:.2f} [{r.efficiency_low:.2f}, {r.efficiency_high:.2f}]"
-                 f" against {r.reference_accelerators:,}")
-    elif r.n_distinct_accelerators > 1:
-        head += f" measured, efficiency {r.efficiency:.2f} against {r.reference_accelerators:,}"
+@dataclass(frozen=True)
+class Planner:
+    """A group's measured evidence and, with three counts or more, its model: what every answer is made from."""
+
+    accelerator_group: str
+    rows: pl.DataFrame  # every system of the group
+    evidence: dict[int, CountEvidence]
+    model: GroupModel | None
+    apart: list[str]  # submitters whose series is left out of the model
+    reference_accelerators: int
+    reference_time_min: float
+    reference_system: str
+    backtest: BacktestSummary | None  # of the model, over the group's counts left out in turn
+
+    @property
+    def counts(self) -> list[int]:
+        return sorted(self.evidence)
+
+    def efficiency(self, time_min: float, n: float) -> float:
+        return self.reference_time_min * self.reference_accelerators / (time_min * n)
+
+    def evidence_step(self, n: int) -> Step:
+        e = self.evidence[n]
+        return Step(n, MEASURED, e.time_min, None, None, e.efficiency, None, None, evidence=e)
+
+    def step(self, n: int, batch: float | None = None) -> Step | None:
+        """The count as measured (the evidence) or, where nobody measured it, as predicted; None when neither."""
+        if n in self.evidence and batch is None:
+            return self.evidence_step(n)
+        if self.model is None:
+            return None
+        p = self.model.predict(float(n), batch)
+        low_e = None if p.time_min_high is None else self.efficiency(p.time_min_high, n)
+        high_e = None if p.time_min_low is None else self.efficiency(p.time_min_low, n)
+        return Step(n, PREDICTED, p.time_min, p.time_min_low, p.time_min_high, self.efficiency(p.time_min, n), low_e, high_e, prediction=p)
+
+    def knee(self, threshold: float) -> tuple[float | None, float | None, float | None]:
+        """(point, low, high): where the efficiency falls below the threshold for good: the first count past the largest
+        measured count still at least that efficient where the best time (predicted between measured counts and beyond
+        them) makes it lower; the bounds from the interval's ends. None: not within KNEE_REACH x the largest count
+        measured (or no model)."""
+        if self.model is None:
+            return None, None, None
+        efficient = [c for c in self.counts if self.evidence[c].efficiency >= threshold]
+        if not efficient:
+            return float(self.counts[0]), float(self.counts[0]), float(self.counts[0])
+        grid = np.geomspace(max(efficient), self.counts[-1] * KNEE_REACH, 300)
+        predictions = [self.model.predict(float(n)) for n in grid]
+
+        def first_below(times: list[float | None]) -> float | None:
+            for n, t in zip(grid, times, strict=True):
+                if t is not None and self.efficiency(t, n) < threshold:
+                    return float(n)
+            return None
+
+        return (first_below([p.time_min for p in predictions]), first_below([p.time_min_high for p in predictions]),
+                first_below([p.time_min_low for p in predictions]))
+
+    def warning(self, steps: list[Step]) -> str | None:
+        """What to be wary of in an answer that quotes these steps, and what would settle it."""
+        said = []
+        predicted = [s for s in steps if s.basis == PREDICTED]
+        if self.backtest is not None and self.backtest.median_error_pct > ROUGH_BACKTEST_PCT:
+            settle = f"; a measurement at {predicted[0].accelerators:,} would settle it" if predicted else ""
+            said.append(f"this group's measured counts, each left out and predicted from the others, were off by "
+                        f"{self.backtest.median_error_pct:.0f} % (median): its predictions are rough{settle}")
+        for s in predicted:
+            assert s.prediction is not None
+            ratio = s.prediction.beyond_ratio
+            if ratio >= FAR_BEYOND:
+                said.append(f"{s.accelerators:,} is {ratio:,.0f}x beyond the counts measured: far outside the evidence, a guess "
+                            f"rather than a prediction; only a measurement near {s.accelerators:,} would settle it")
+            elif ratio > WARN_BEYOND:
+                side = f"the largest count measured ({self.counts[-1]:,})" if s.accelerators > self.counts[-1] else f"the smallest ({self.counts[0]:,})"
+                said.append(f"{s.accelerators:,} is {ratio:.1f}x beyond {side}: an extrapolation; a measurement at or near "
+                            f"{s.accelerators:,} would settle it")
+        return "; ".join(said) or None
+
+
+def planner(points: pl.DataFrame, accelerator_group: str, ruleset: str | None = None, benchmark: str | None = None,
+            round_name: str | None = None, backtest: pl.DataFrame | None = None) -> Planner:
+    """The planner of one group from its efficiency rows; `backtest`: its plan_backtest rows, when known."""
+    if points.height == 0:
+        raise NoCandidate(f"no {accelerator_group} configuration measured")
+    kept, apart = apart_series(points)
+    model = group_model(kept, AMDAHL, ruleset, benchmark, round_name)
+    summary = backtest_summary(backtest).get(AMDAHL) if backtest is not None and backtest.height else None
+    first = points.sort("accelerators", "time_to_train_min").row(0, named=True)
+    reference_time = float(first["reference_time_min"]) if "reference_time_min" in points.columns else float(first["time_to_train_min"])
+    reference_system = str(first["reference_system"]) if "reference_system" in points.columns else f"{first['submitter']}/{first['system']}"
+    evidence = measured_evidence(points if "efficiency" in points.columns else points.with_columns(
+        (reference_time * first["accelerators"] / (pl.col("time_to_train_min") * pl.col("accelerators"))).alias("efficiency")))
+    return Planner(accelerator_group, points, evidence, model, apart, int(first["accelerators"]), reference_time, reference_system, summary)
+
+
+def _candidates(p: Planner, max_accelerators: int | None) -> list[int]:
+    """Counts a deadline may pick: the measured ones and, with a model, the powers of two between and up to two
+    doublings past the largest measured."""
+    counts = set(p.counts)
+    if p.model is not None:
+        low, high = p.counts[0], p.counts[-1] * 4
+        power = 1
+        while power <= high:
+            if power >= low:
+                counts.add(power)
+            power *= 2
+    return sorted(c for c in counts if max_accelerators is None or c <= max_accelerators)
+
+
+def _evidence_text(s: Step, p: Planner) -> str:
+    e = s.evidence
+    assert e is not None
+    runs = f"; its runs {e.fastest_run_min:,.2f}-{e.slowest_run_min:,.2f} min" if e.fastest_run_min is not None and e.slowest_run_min is not None else ""
+    if e.n_systems == 1:
+        who = f"1 system ({e.best_system}{runs})"
     else:
-        head += " measured"
-    if r.next_accelerators is None:
-        tail = ("the only accelerator count measured, so nothing here says how it scales" if r.n_distinct_accelerators == 1
-                else "the largest configuration measured")
+        who = f"the best of {e.n_systems} systems ({e.best_system}{runs}; the others up to {e.slowest_system_min:,.2f} min)"
+    return f"measured {minutes_text(s.time_min)}, {who}"
+
+
+def _predicted_text(s: Step, p: Planner, level: bool = True) -> str:
+    said = f"predicted {minutes_text(s.time_min)}{_interval_text(s.time_min_low, s.time_min_high)}"
+    if level and s.time_min_low is not None:
+        said += f" ({LEVEL * 100:.0f} % interval"
+        if p.backtest is not None:
+            said += f"; backtest median error {p.backtest.median_error_pct:.0f} %"
+        said += ")"
+    return said
+
+
+def _efficiency_text(s: Step, p: Planner) -> str:
+    reference = f"against the best at {p.reference_accelerators:,} ({minutes_text(p.reference_time_min)})"
+    if s.basis == PREDICTED and s.efficiency_low is not None and s.efficiency_high is not None:
+        return f"efficiency {s.efficiency:.2f} [{s.efficiency_low:.2f}, {s.efficiency_high:.2f}] {reference}"
+    return f"efficiency {s.efficiency:.2f} {reference}"
+
+
+def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: float | None, warning: str | None) -> str:
+    group = p.accelerator_group
+    if chosen.basis == MEASURED:
+        head = f"{chosen.accelerators:,} {group}: {_evidence_text(chosen, p)}"
     else:
-        step = f"doubling to {r.next_accelerators:,}" if r.basis == BASIS_FIT else f"the next measured, {r.next_accelerators:,},"
-        assert r.time_saved_min is not None and r.extra_accelerator_hours_pct is not None
-        change = (f"saves {_minutes(r.time_saved_min)}" if r.time_saved_min >= 0 else f"takes {_minutes(-r.time_saved_min)} longer")
-        tail = f"{step} {change} for {r.extra_accelerator_hours_pct:+.0f} % accelerator-hours"
-        if r.next_is_extrapolated:
-            tail += " (beyond the largest count measured: extrapolated)"
-    text = f"{head}; {tail}."
-    return f"{text} ({note})" if note else text
-
-
-def recommend(points: pl.DataFrame, accelerator_group: str, threshold: float = 0.5, deadline_min: float | None = None,
-              max_accelerators: int | None = None, fit: AmdahlBootstrap | None = None) -> Recommendation:
-    """The recommendation for one group from its systems (columns accelerators, time_to_train_min).
-
-    `fit`: the group's bootstrap, when already computed; fitted here otherwise (when there are enough counts).
-    Raises NoCandidate when `max_accelerators` is below every measured count. A submitter's series clearly apart
-    from the rest (fits.apart_series) is left out, and the sentence says so.
-    """
-    points, apart = apart_series(points)
-    n = points["accelerators"].to_numpy().astype(float)
-    t = points["time_to_train_min"].to_numpy().astype(float)
-    distinct = np.unique(n)
-    if fit is None and len(distinct) >= MIN_DISTINCT_COUNTS:
-        fit = bootstrap_amdahl(n, t)
-    if fit is not None and not (math.isfinite(fit.a) and math.isfinite(fit.b) and fit.a + fit.b > 0):
-        fit = None
-    candidates = distinct if max_accelerators is None else distinct[distinct <= max_accelerators]
-    if candidates.size == 0:
-        raise NoCandidate(f"no {accelerator_group} configuration measured with at most {max_accelerators:,} accelerators "
-                          f"(the smallest has {int(distinct.min()):,})")
-    n_ref = float(distinct.min())
-    best_at = {float(k): float(t[n == k].min()) for k in distinct}
-
-    if fit is not None:
-        def time_of(k: float) -> float:
-            return fit.time(k)
-
-        def efficiency_of(k: float) -> float:
-            return fit.efficiency(k)[0]
+        head = f"{chosen.accelerators:,} {group} (not measured): {_predicted_text(chosen, p)}"
+    if deadline_min is not None and chosen.time_min_high is not None and chosen.basis == PREDICTED and chosen.time_min_high <= deadline_min:
+        head += f", meeting the {minutes_text(deadline_min)} deadline on the interval's upper end"
+    elif deadline_min is not None and chosen.time_min <= deadline_min:
+        head += f", meeting the {minutes_text(deadline_min)} deadline on its measured time"
+    if len(p.counts) > 1:
+        head += f"; {_efficiency_text(chosen, p)}"
+    if next_step is None:
+        tail = ("the only accelerator count measured, so nothing here says how it scales" if len(p.counts) == 1
+                else "the largest configuration measured; with fewer than 3 counts measured nothing is predicted beyond it"
+                if p.model is None else "")
     else:
-        def time_of(k: float) -> float:
-            return best_at[k]
-
-        def efficiency_of(k: float) -> float:
-            # best against best: a planner buys the best software measured at each count
-            return (best_at[n_ref] * n_ref) / (best_at[k] * k)
-
-    if deadline_min is not None:
-        meeting = [k for k in candidates if time_of(k) <= deadline_min]
-        if meeting:
-            chosen, reason = float(min(meeting)), f"the smallest measured count that meets the {_minutes(deadline_min)} deadline"
+        saved = chosen.time_min - next_step.time_min
+        extra = 100 * (next_step.accelerator_hours / chosen.accelerator_hours - 1)
+        change = f"saves {minutes_text(saved)}" if saved >= 0 else f"takes {minutes_text(-saved)} longer"
+        doubling = next_step.accelerators == 2 * chosen.accelerators
+        step = f"doubling to {next_step.accelerators:,}" if doubling else f"the next measured count, {next_step.accelerators:,},"
+        if next_step.basis == MEASURED:
+            tail = f"{step} (measured: {minutes_text(next_step.time_min)}) {change} for {extra:+.0f} % accelerator-hours"
         else:
-            chosen = float(min(candidates, key=time_of))
-            reason = f"no measured count meets the {_minutes(deadline_min)} deadline: the fastest"
-    else:
-        good = [k for k in candidates if efficiency_of(k) >= threshold]
-        chosen = float(max(good)) if good else float(candidates.min())
-        reason = (f"the largest measured count whose efficiency is at least {threshold:g}" if good
-                  else f"efficiency is below {threshold:g} at every count but the smallest")
-    if max_accelerators is not None and candidates.size < distinct.size:
-        reason += f", at most {max_accelerators:,} accelerators"
+            tail = (f"{step} (not measured: {_predicted_text(next_step, p, level=False)}) would save about "
+                    f"{minutes_text(max(saved, 0.0))} for {extra:+.0f} % accelerator-hours")
+    text = f"{head}; {tail}." if tail else f"{head}."
+    notes = []
+    if p.model is None and len(p.counts) > 1:
+        notes.append(f"no model: {len(p.counts)} distinct accelerator counts, at least {MIN_DISTINCT_COUNTS} are needed")
+    if p.apart:
+        notes.append(f"left out of the model: {', '.join(p.apart)}, whose runs take over {SERIES_APART:g}x the others' at the same counts")
+    if notes:
+        text += f" ({'; '.join(notes)})"
+    if warning:
+        text += f" Warning: {warning}."
+    return text
 
-    time_min = time_of(chosen)
-    time_low: float | None = None
-    time_high = efficiency_low = efficiency_high = knee = knee_low = knee_high = time_low
-    note = None
-    if fit is not None:
-        basis = BASIS_FIT
-        efficiency, efficiency_low, efficiency_high = fit.efficiency(chosen)
-        _, time_low, time_high = fit.time_interval(chosen)
-        knee, knee_low, knee_high = fit.knee(threshold)
-        next_n: float | None = 2 * chosen
-        extrapolated: bool | None = 2 * chosen > distinct.max()
-        next_time: float | None = fit.time(2 * chosen)
+
+def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = None, max_accelerators: int | None = None) -> Recommendation:
+    """The recommendation of one group's planner. Raises NoCandidate when `max_accelerators` is below every count."""
+    candidates = _candidates(p, max_accelerators)
+    if not candidates:
+        raise NoCandidate(f"no {p.accelerator_group} configuration measured with at most {max_accelerators:,} accelerators "
+                          f"(the smallest has {p.counts[0]:,})")
+    measured = [c for c in candidates if c in p.evidence]
+    if not measured:
+        raise NoCandidate(f"no {p.accelerator_group} configuration measured with at most {max_accelerators:,} accelerators "
+                          f"(the smallest has {p.counts[0]:,})")
+    capped = f", at most {max_accelerators:,} accelerators" if max_accelerators is not None and max(p.counts) > max_accelerators else ""
+    if deadline_min is not None:
+        meeting = []
+        for count in candidates:
+            s = p.step(count)
+            if s is None:
+                continue
+            bound = s.time_min if s.basis == MEASURED else s.time_min_high
+            if bound is not None and bound <= deadline_min:
+                meeting.append(s)
+        if meeting:
+            chosen = meeting[0]
+            on = "its measured time" if chosen.basis == MEASURED else "the upper end of its predicted interval"
+            reason = f"the smallest count that meets the {minutes_text(deadline_min)} deadline, on {on}{capped}"
+        else:
+            chosen = min((p.evidence_step(c) for c in measured), key=lambda s: s.time_min)
+            reason = f"no count meets the {minutes_text(deadline_min)} deadline, on measured times or predicted upper ends: the fastest measured{capped}"
     else:
-        basis = BASIS_MEASURED
-        efficiency = efficiency_of(chosen)
-        larger = distinct[distinct > chosen]
-        next_n = float(larger.min()) if larger.size else None
-        extrapolated = False if next_n is not None else None
-        next_time = best_at[next_n] if next_n is not None else None
-        if len(distinct) > 1:
-            note = f"no fit: {len(distinct)} distinct accelerator counts, at least {MIN_DISTINCT_COUNTS} are needed"
-    saved = extra = None
-    if next_n is not None and next_time is not None:
-        saved = time_min - next_time
-        extra = 100 * ((next_n * next_time) / (chosen * time_min) - 1)
-    draft = Recommendation(
-        accelerator_group=accelerator_group, basis=basis, threshold=threshold, n_systems=len(n),
-        n_distinct_accelerators=len(distinct), reference_accelerators=int(n_ref), max_measured_accelerators=int(distinct.max()),
-        accelerators=int(chosen), time_min=time_min, time_min_low=time_low, time_min_high=time_high,
-        efficiency=efficiency, efficiency_low=efficiency_low, efficiency_high=efficiency_high,
-        measured_time_min=best_at[chosen], accelerator_hours=chosen * time_min / 60,
-        next_accelerators=None if next_n is None else int(next_n), next_time_min=next_time, time_saved_min=saved,
-        extra_accelerator_hours_pct=extra, next_is_extrapolated=extrapolated, knee=knee, knee_low=knee_low,
-        knee_high=knee_high, reason=reason, sentence="",
+        good = [c for c in measured if p.evidence[c].efficiency >= threshold]
+        count = max(good) if good else min(measured)
+        chosen = p.step(count)  # type: ignore[assignment]
+        reason = (f"the largest measured count whose measured efficiency is at least {threshold:g}{capped}" if good
+                  else f"the measured efficiency is below {threshold:g} at every count but the smallest{capped}")
+    assert chosen is not None
+    next_step = p.step(2 * chosen.accelerators) if p.model is not None or 2 * chosen.accelerators in p.evidence else None
+    if next_step is None and p.model is None:
+        larger = [c for c in p.counts if c > chosen.accelerators]
+        next_step = p.step(larger[0]) if larger else None
+    warning = p.warning([s for s in (chosen, next_step) if s is not None])
+    knee, knee_low, knee_high = p.knee(threshold)
+    sentence = _sentence(p, chosen, next_step, deadline_min, warning)
+    e = chosen.evidence
+    return Recommendation(
+        accelerator_group=p.accelerator_group, basis=chosen.basis, threshold=threshold, deadline_min=deadline_min,
+        n_systems=p.rows.height, n_distinct_accelerators=len(p.counts), reference_accelerators=p.reference_accelerators,
+        reference_time_min=p.reference_time_min, reference_system=p.reference_system, max_measured_accelerators=p.counts[-1],
+        accelerators=chosen.accelerators, time_min=chosen.time_min, time_min_low=chosen.time_min_low, time_min_high=chosen.time_min_high,
+        n_systems_at=None if e is None else e.n_systems, best_system=None if e is None else e.best_system,
+        slowest_system_min=None if e is None else e.slowest_system_min, fastest_run_min=None if e is None else e.fastest_run_min,
+        slowest_run_min=None if e is None else e.slowest_run_min, efficiency=chosen.efficiency, efficiency_low=chosen.efficiency_low,
+        efficiency_high=chosen.efficiency_high, accelerator_hours=chosen.accelerator_hours,
+        next_accelerators=None if next_step is None else next_step.accelerators, next_basis=None if next_step is None else next_step.basis,
+        next_time_min=None if next_step is None else next_step.time_min,
+        next_time_min_low=None if next_step is None else next_step.time_min_low,
+        next_time_min_high=None if next_step is None else next_step.time_min_high,
+        time_saved_min=None if next_step is None else chosen.time_min - next_step.time_min,
+        extra_accelerator_hours_pct=None if next_step is None else 100 * (next_step.accelerator_hours / chosen.accelerator_hours - 1),
+        next_is_extrapolated=None if next_step is None else next_step.accelerators > p.counts[-1],
+        knee=knee, knee_low=knee_low, knee_high=knee_high, model=None if p.model is None else p.model.model,
+        backtest_median_error_pct=None if p.backtest is None else p.backtest.median_error_pct,
+        backtest_counts=None if p.backtest is None else p.backtest.cases,
+        backtest_covered=None if p.backtest is None or not p.backtest.with_interval else p.backtest.covered,
+        warning=warning, reason=reason, sentence=sentence,
     )
-    if apart:
-        left_out = f"left out: {', '.join(apart)}, whose runs take over {SERIES_APART:g}x the others' at the same counts"
-        note = f"{note}; {left_out}" if note else left_out
-    return Recommendation(**{**asdict(draft), "sentence": _sentence(draft, note)})
 
 
-def recommendation_table(efficiency: pl.DataFrame, threshold: float = 0.5) -> pl.DataFrame:
-    """One recommendation per (round, benchmark, comparable accelerator group) of `efficiency`, no deadline."""
+def recommendation_table(efficiency: pl.DataFrame, backtest: pl.DataFrame | None = None, threshold: float = 0.5) -> pl.DataFrame:
+    """One recommendation per (round, benchmark, comparable accelerator group) of `efficiency`, no deadline; `backtest`:
+    the same rounds' plan_backtest rows, for each group's backtest error."""
+    from mlperf_scaling.tasks.score.rules import ruleset_name
+
     rows = []
     known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
     for (round_name, benchmark, group_name), group in known.sort("accelerators").group_by(
         ["round", "benchmark", "accelerator_group"], maintain_order=True
     ):
         name = benchmark_name(str(benchmark), str(round_name))
-        found = recommend(group, str(group_name), threshold)
+        tested = None if backtest is None else backtest.filter(
+            (pl.col("round") == round_name) & (pl.col("benchmark") == benchmark) & (pl.col("accelerator_group") == group_name))
+        p = planner(group, str(group_name), ruleset_name(str(round_name)), str(benchmark), str(round_name), tested)
+        found = recommend(p, threshold)
+        row = asdict(found)
+        del row["deadline_min"]
         rows.append({"round": round_name, "round_order": round_order(str(round_name)), "benchmark": benchmark,
-                     "benchmark_canonical": name.canonical_name, "workload": name.workload, **asdict(found)})
+                     "benchmark_canonical": name.canonical_name, "workload": name.workload, **row})
     return pl.DataFrame(rows, schema=frame_schema(RecommendationsSchema)).sort("round", "benchmark", "accelerator_group")

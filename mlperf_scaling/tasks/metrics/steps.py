@@ -53,14 +53,15 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
         raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
     efficiency, exclusions = efficiency_table(scores)
     clusters = cluster_table(efficiency)
+    backtest = backtest_table(efficiency)
     return RoundAnalysis(
         round_name,
         EfficiencySchema.validate(efficiency, lazy=True),
         ClustersSchema.validate(clusters, lazy=True),
         AnalysisExclusionsSchema.validate(exclusions, lazy=True),
         ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
-        RecommendationsSchema.validate(recommendation_table(efficiency, threshold), lazy=True),
-        backtest=PlanBacktestSchema.validate(backtest_table(efficiency), lazy=True),
+        RecommendationsSchema.validate(recommendation_table(efficiency, backtest, threshold), lazy=True),
+        backtest=PlanBacktestSchema.validate(backtest, lazy=True),
     )
 
 

@@ -4,7 +4,8 @@ warehouse, that works opened from disk with no network.
 Per workload, time to train against accelerators (log-log), one point per score row with a time, coloured by
 comparable accelerator group; the hover names the system and its figures; selectors for workload, round and group and
 for the y axis (minutes, accelerator-hours, energy); the Pareto front of time against accelerator-hours ringed and
-joined; the Amdahl fit of the selected group with its 5-95 % bootstrap band. Vega's JavaScript (vl-convert's bundle of
+joined; the selected group's best time per count: measured where measured, predicted between and two doublings beyond
+with the planner's 90 % interval (calibrated on the backtest) as a band. Vega's JavaScript (vl-convert's bundle of
 Vega, Vega-Lite and vega-embed, about 0.9 MB) is written once beside the pages; the data is in each page (a page
 opened from disk may not fetch a file) and in explore.json beside it, for other tools.
 """
@@ -25,7 +26,8 @@ from altair.utils.schemapi import debug_mode
 
 from mlperf_scaling.reference.lookup import canonical_benchmark
 from mlperf_scaling.rounds import sorted_rounds
-from mlperf_scaling.tasks.metrics.fits import amdahl_time_band
+from mlperf_scaling.tasks.metrics.fits import apart_series
+from mlperf_scaling.tasks.metrics.predict import AMDAHL, group_model
 from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, NOTE
 from mlperf_scaling.tasks.publish.report import render_explorer
 
@@ -54,12 +56,20 @@ def workload(canonical: str) -> str:
 
 
 def fit_curves(fitted_points: pl.DataFrame) -> pl.DataFrame:
-    """Per (round, workload, group) with a fitted Amdahl curve: the curve and its band at a grid of counts."""
+    """Per (round, workload, group) with three counts or more: the planner's best time per count, measured at the
+    measured counts, predicted with its interval between them and beyond (the band)."""
     keys = ["round", "benchmark_canonical", "accelerator_group"]
-    curves = [amdahl_time_band(group, grid=12).with_columns(*(pl.lit(value).alias(key) for key, value in zip(keys, key_values, strict=True)))
-              for key_values, group in fitted_points.group_by(keys, maintain_order=True)]
+    curves = []
+    for key_values, group in fitted_points.group_by(keys, maintain_order=True):
+        model = group_model(apart_series(group)[0], AMDAHL, round_name=str(key_values[0]))
+        if model is not None:
+            curves.append(model.curve(points=12).with_columns(*(pl.lit(value).alias(key) for key, value in zip(keys, key_values, strict=True))))
     columns = [*keys, "accelerators", "time_min", "time_min_low", "time_min_high"]
-    return pl.concat(curves).select(columns) if curves else pl.DataFrame(schema={c: pl.Utf8 if c in keys else pl.Float64 for c in columns})
+    if not curves:
+        return pl.DataFrame(schema={c: pl.Utf8 if c in keys else pl.Float64 for c in columns})
+    # the band where a count is measured is the measurement itself
+    return pl.concat(curves).select(*keys, "accelerators", "time_min", pl.col("time_min_low").fill_null(pl.col("time_min")),
+                                    pl.col("time_min_high").fill_null(pl.col("time_min")))
 
 
 def explorer_data(points: pl.DataFrame, curves: pl.DataFrame) -> dict[str, Any]:
@@ -233,17 +243,21 @@ def write_explorer(folder: Path, data: dict[str, Any], default_workload: str, ti
     chart = explorer_chart(data, list(rounds), default_workload)
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / PAGE
-    page.write_text(render_explorer(title, _spec_json(chart, data, validate), top, len(data["points"])), encoding="utf-8")
+    page.write_text(render_explorer(title, _spec_json(chart, data, validate), top, len(data["points"]), data.get("coverage", "")), encoding="utf-8")
     return page
 
 
-def write_explorers(reports: Path, points: pl.DataFrame, fitted_points: pl.DataFrame, publishing: Iterable[str] = ()) -> list[Path]:
+def write_explorers(reports: Path, points: pl.DataFrame, fitted_points: pl.DataFrame, publishing: Iterable[str] = (),
+                    backtest: pl.DataFrame | None = None) -> list[Path]:
     """reports/explore.html over every round, and reports/<round>/explore.html for each round with a report, or whose
-    report is being written (`publishing`)."""
+    report is being written (`publishing`); `backtest`: every round's plan_backtest, for how often the band holds."""
+    from mlperf_scaling.tasks.publish.report import coverage_sentence
+
     if points.height == 0:
         return []
     write_bundle(reports)
     data = explorer_data(points, fit_curves(fitted_points))
+    data["coverage"] = coverage_sentence(backtest, "Over every round's backtest")
     # the data once, for other tools; each page carries its own share, since a page opened from disk may not fetch it
     (reports / DATA).write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
     rounds = sorted_rounds(points["round"].unique().to_list())

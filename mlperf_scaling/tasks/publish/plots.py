@@ -1,8 +1,9 @@
 """Scaling plots per (round, benchmark), drawn from the `efficiency` and `clusters` tables.
 
-Each view as SVG (and PNG on request): scaling within comparable hardware (efficiency with the Amdahl fit and its bootstrap band,
-and its throughput and convergence parts), time to train with the run-to-run spread and its Pareto front, energy
-where measured, systems by accelerator group (the paper's Figures 1, 3, 5, 7) and the paper's E' (Figures 2, 4, 6, 8).
+Each view as SVG (and PNG on request): scaling within comparable hardware (the efficiency of every system and of the
+planner's best time per count, with its 90 % interval, and the throughput and convergence parts), time to train with
+the run-to-run spread and its Pareto front, energy where measured, systems by accelerator group (the paper's Figures 1,
+3, 5, 7) and the paper's E′ (Figures 2, 4, 6, 8), under its own name.
 """
 
 from __future__ import annotations
@@ -387,10 +388,12 @@ def scaling_groups(group: pl.DataFrame) -> list[str]:
     return ranked["accelerator_group"].to_list()[:MAX_GROUPS]
 
 
-def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """Per comparable group: efficiency against its smallest configuration with the Amdahl fit, its 5-95 % bootstrap
-    band and knee (left); the same efficiency split into its throughput and convergence parts (right)."""
-    from mlperf_scaling.tasks.metrics.fits import amdahl_efficiency, apart_series, bootstrap_amdahl
+def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
+    """Per comparable group: the efficiency of every system, and the planner's best time per count as an efficiency
+    (through the best measured at each count, predicted between and two doublings beyond, the band its 90 %
+    interval) with the knee (left); the same efficiency split into its throughput and convergence parts (right)."""
+    from mlperf_scaling.tasks.metrics.fits import apart_series
+    from mlperf_scaling.tasks.metrics.predict import AMDAHL, group_model
 
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     names = scaling_groups(group)
@@ -399,25 +402,27 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
     largest = float(everything["accelerators"].max())
     for colour, name in zip(_COLOURS, names, strict=False):
         points = group.filter(pl.col("accelerator_group") == name).sort("accelerators")
-        n_ref = float(points["reference_accelerators"][0])
+        n_ref, t_ref = float(points["reference_accelerators"][0]), float(points["reference_time_min"][0])
         label = f"{name} ({points.height} systems)"
-        fit = fits.filter((pl.col("accelerator_group") == name) & (pl.col("model") == "amdahl") & (pl.col("status") == "fitted"))
-        if fit.height:
-            row = fit.row(0, named=True)
-            fitted, _ = apart_series(points)  # the series the fit left out are drawn, not fitted
-            boot = bootstrap_amdahl(fitted["accelerators"].to_numpy().astype(float), fitted["time_to_train_min"].to_numpy().astype(float))
-            xs = np.geomspace(n_ref, max(largest * 2, n_ref * 4), 100)
-            usable = boot.usable
-            curves = amdahl_efficiency(boot.resampled_a[usable, None], boot.resampled_b[usable, None], n_ref, xs[None, :])
-            ax.fill_between(xs, *np.percentile(curves, (5.0, 95.0), axis=0), color=colour, alpha=0.15, linewidth=0)
-            ax.plot(xs, amdahl_efficiency(boot.a, boot.b, n_ref, xs), color=colour, linewidth=1.2)
-            if row["knee_50"] is not None:
-                high = "unbounded" if row["knee_50_high"] is None else f"{row['knee_50_high']:,.0f}"
-                label += f"; E < 0.5 from ~{row['knee_50']:,.0f} [{row['knee_50_low']:,.0f}, {high}]"
-                if row["knee_50"] <= xs[-1]:
-                    ax.plot([row["knee_50"]], [0.5], marker="v", color=colour, markersize=8, zorder=5)
+        model = group_model(apart_series(points)[0], AMDAHL, round_name=str(round_name))
+        if model is not None:
+            curve = model.curve(points=60)
+            xs = curve["accelerators"].to_numpy()
+            efficiency = t_ref * n_ref / (xs * curve["time_min"].to_numpy())
+            slow = t_ref * n_ref / (xs * curve["time_min_high"].fill_null(curve["time_min"]).to_numpy())
+            fast = t_ref * n_ref / (xs * curve["time_min_low"].fill_null(curve["time_min"]).to_numpy())
+            ax.fill_between(xs, slow, fast, color=colour, alpha=0.15, linewidth=0)
+            ax.plot(xs, efficiency, color=colour, linewidth=1.2)
+            found = recommendations.filter(pl.col("accelerator_group") == name)
+            row = found.row(0, named=True) if found.height else {"knee": None}
+            if row["knee"] is not None:
+                low = "-" if row["knee_low"] is None else f"{row['knee_low']:,.0f}"
+                high = "beyond reach" if row["knee_high"] is None else f"{row['knee_high']:,.0f}"
+                label += f"; E < {row['threshold']:g} from ~{row['knee']:,.0f} [{low}, {high}]"
+                if row["knee"] <= xs[-1]:
+                    ax.plot([row["knee"]], [row["threshold"]], marker="v", color=colour, markersize=8, zorder=5)
         else:
-            label += "; too few counts to fit"
+            label += "; too few counts to predict"
         _error_bars(ax, points, "accelerators", "efficiency", pl.col("efficiency") * pl.col("time_to_train_min") / pl.col("time_to_train_min_high"),
                     pl.col("efficiency") * pl.col("time_to_train_min") / pl.col("time_to_train_min_low"), colour)
         ax.scatter(points["accelerators"], points["efficiency"], color=colour, edgecolors="black", linewidths=0.5, zorder=3, label=label)
@@ -431,14 +436,15 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
         axis.set_xlabel("accelerators (log2 scale)")
         axis.grid(alpha=0.3)
     ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8)
-    ax.set_ylabel("efficiency against the group's smallest configuration")
-    ax.legend(fontsize=7.5, loc="lower left", title="line: Amdahl fit; band: 5-95 % bootstrap; v: knee", title_fontsize=7)
+    ax.set_ylabel("efficiency: best time at the smallest count x that count / (T x N)")
+    ax.legend(fontsize=7.5, loc="lower left", title="line: best per count, measured, predicted between and beyond; band: 90 % interval; v: knee",
+              title_fontsize=7)
     parts.set_ylabel("part of the efficiency (efficiency = throughput x convergence)")
     parts.legend([plt.Line2D([], [], marker="^", color="grey", linestyle=""),
                   plt.Line2D([], [], marker="s", markerfacecolor="none", color="grey", linestyle="")],
                  ["throughput part: samples per accelerator-second", "convergence part: samples needed (bigger batches need more)"],
                  fontsize=7.5, loc="lower left")
-    ax.set_title("efficiency and the Amdahl fit per group", fontsize=10)
+    ax.set_title("efficiency per group: systems, and the best per count", fontsize=10)
     parts.set_title("where the efficiency is lost", fontsize=10)
     # two panels: the title belongs to the figure, not to the left panel it would overflow
     fig.suptitle(title_text(round_name, benchmark, "scaling within comparable hardware", everything.height), fontsize=11)
@@ -447,14 +453,14 @@ def plot_scaling(group: pl.DataFrame, fits: pl.DataFrame, folder: Path, formats:
     return _save(fig, folder, f"{benchmark}_scaling", formats)
 
 
-def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, fits: pl.DataFrame | None = None,
+def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, recommendations: pl.DataFrame | None = None,
                    formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, list[Path]]:
     """Every view of one (round, benchmark); `efficiency` holds only that benchmark's rows."""
     group = efficiency.join(clusters.select("round", "benchmark", "submitter", "system", "cluster"),
                             on=["round", "benchmark", "submitter", "system"], how="left").with_columns(pl.col("cluster").fill_null(0))
     plots = {}
     if scaling_groups(group):
-        plots["scaling"] = plot_scaling(group, fits if fits is not None else pl.DataFrame(schema=_FITS_COLUMNS), folder, formats)
+        plots["scaling"] = plot_scaling(group, recommendations if recommendations is not None else pl.DataFrame(schema=_KNEE_COLUMNS), folder, formats)
     plots["time"] = plot_time(group, folder, formats)
     # one measured point is a sentence on the page (see report._energy_fact), not a point on an empty plane
     if "energy_kj" in group.columns and group["energy_kj"].is_not_null().sum() >= MIN_ENERGY_POINTS:
@@ -464,7 +470,7 @@ def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Pat
     return plots
 
 
-_FITS_COLUMNS = {"accelerator_group": pl.String, "model": pl.String, "status": pl.String}
+_KNEE_COLUMNS = {"accelerator_group": pl.String, "threshold": pl.Float64, "knee": pl.Float64, "knee_low": pl.Float64, "knee_high": pl.Float64}
 
 
 def _gapped(positions: list[int], values: list[float]) -> tuple[list[float], list[float]]:

@@ -16,9 +16,11 @@ from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
 from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
-    "scaling": "Within each comparable accelerator group: efficiency against the group's smallest configuration, the Amdahl fit "
-               "(line) with its 5-95 % bootstrap band and knee (v), bars from the fastest to the slowest valid run; right, the "
-               "efficiency split into its throughput part and its convergence part.",
+    "scaling": "Within each comparable accelerator group: each system's efficiency (the best time at the group's smallest count x "
+               "that count, over its time x N), bars from the fastest to the slowest valid run; the line is the best time per count "
+               "as an efficiency, through the best measured at each count, predicted between and two doublings beyond, the band "
+               "its 90 % interval (calibrated on the backtest), v the knee; right, the efficiency split into its throughput part "
+               "and its convergence part.",
     "time": "Time to train, log-log, bars from the fastest to the slowest valid run; numbered: the Pareto front of time against "
             "accelerator-hours.",
     "energy": "Energy to train against time to train, where power was measured (MLCommons power logs); colour = accelerators.",
@@ -41,9 +43,9 @@ _TABLE_COLUMNS = [
 ]
 _RECOMMENDATION_COLUMNS = [
     ("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("measured", "measured N"),
-    ("accelerators", "recommended N"), ("time", "time (min)"), ("efficiency_text", "efficiency [5-95 %]"),
-    ("knee_text", "E < threshold from N [5-95 %]"), ("next", "the next step"),
-    ("backtest", "backtest: median error, each count left out"),
+    ("accelerators", "recommended N"), ("evidence", "time (min), as measured"), ("efficiency_text", "efficiency"),
+    ("knee_text", "E < threshold from N [90 %]"), ("next", "the next step"),
+    ("backtest", "backtest: median error; interval held"), ("warning", "warning"),
 ]
 _SINGLE_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("accelerators", "N"),
                    ("measured_time_min", "best time (min)"), ("n_systems", "systems")]
@@ -120,30 +122,51 @@ def _interval(point: float | None, low: float | None, high: float | None, digits
     return f"{point:,.{digits}f} [{'-' if low is None else f'{low:,.{digits}f}'}, {'unbounded' if high is None else f'{high:,.{digits}f}'}]"
 
 
-def recommendation_rows(recommendations: pl.DataFrame, backtest: pl.DataFrame | None = None) -> tuple[list[dict], list[dict]]:
-    """The page's answer: groups measured at two counts or more (the sentence's numbers, formatted, with how well the
-    planner predicted the group's measured counts), and the groups measured at one count only, which say nothing about
-    scaling."""
-    from mlperf_scaling.tasks.metrics.predict import backtest_summary
-
+def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list[dict]]:
+    """The page's answer: groups measured at two counts or more (what was measured at the recommended count, the next
+    step measured or predicted, the knee, how well the planner predicted the group's measured counts and what to be
+    wary of), and the groups measured at one count only, which say nothing about scaling."""
     rows, single = [], []
     for r in recommendations.sort("benchmark", "n_distinct_accelerators", "n_systems", descending=[False, True, True]).iter_rows(named=True):
-        row = {**r, "workload_label": workload_label(r["benchmark"], r["round"])}
+        row = {**r, "workload_label": workload_label(r["benchmark"], r["round"]), "measured_time_min": r["time_min"]}
         if r["n_distinct_accelerators"] < 2:
             single.append(row)
             continue
         row["measured"] = f"{r['reference_accelerators']:,}-{r['max_measured_accelerators']:,} ({r['n_distinct_accelerators']} counts)"
-        row["time"] = _interval(r["time_min"], r["time_min_low"], r["time_min_high"], 2)
+        if r["basis"] == "measured":
+            others = f"; others up to {r['slowest_system_min']:,.2f}" if r["n_systems_at"] and r["n_systems_at"] > 1 else ""
+            row["evidence"] = f"{r['time_min']:,.2f} measured ({r['best_system']}{others})"
+        else:
+            row["evidence"] = f"{_interval(r['time_min'], r['time_min_low'], r['time_min_high'], 2)} predicted"
         row["efficiency_text"] = _interval(r["efficiency"], r["efficiency_low"], r["efficiency_high"], 2)
         row["knee_text"] = (_interval(r["knee"], r["knee_low"], r["knee_high"], 0) if r["knee"] is not None
-                            else ("never, in this fit" if r["basis"] == "amdahl fit" else "no fit"))
-        row["next"] = r["sentence"].split("; ", 1)[1] if "; " in r["sentence"] else ""
-        errors = (backtest_summary(backtest.filter((pl.col("benchmark") == r["benchmark"]) & (pl.col("accelerator_group") == r["accelerator_group"])))
-                  if backtest is not None and backtest.height else {})
-        row["backtest"] = (", ".join(f"{model} {error:.1f} %" for model, (error, _) in sorted(errors.items()))
-                           + f" ({max(n for _, n in errors.values())} counts)") if errors else "fewer than 4 counts"
+                            else ("not within 16x the largest count" if r["model"] is not None else "fewer than 3 counts"))
+        if r["next_accelerators"] is None:
+            row["next"] = ""
+        else:
+            how = (f"measured {r['next_time_min']:,.2f} min" if r["next_basis"] == "measured"
+                   else f"predicted {_interval(r['next_time_min'], r['next_time_min_low'], r['next_time_min_high'], 2)} min")
+            row["next"] = f"{r['next_accelerators']:,}: {how}, {r['extra_accelerator_hours_pct']:+.0f} % accelerator-hours"
+        if r["backtest_median_error_pct"] is None:
+            row["backtest"] = "fewer than 4 counts"
+        else:
+            held = f"; {r['backtest_covered']} of {r['backtest_counts']}" if r["backtest_covered"] is not None else ""
+            row["backtest"] = f"{r['backtest_median_error_pct']:.1f} % ({r['backtest_counts']} counts){held}"
         rows.append(row)
     return rows, single
+
+
+def coverage_sentence(backtest: pl.DataFrame | None, where: str) -> str:
+    """How often the stated interval held in a set of backtest cases, per model, in words ('' without cases)."""
+    from mlperf_scaling.tasks.metrics.calibration import LEVEL, coverage
+
+    if backtest is None or backtest.height == 0:
+        return ""
+    said = [f"the {model} model's in {held:,} of {cases:,} ({100 * held / cases:.0f} %)" for model, (held, cases) in sorted(coverage(backtest).items()) if cases]
+    if not said:
+        return ""
+    return (f"{where}, each measured count left out and predicted from the others, the stated {LEVEL * 100:.0f} % interval held the "
+            f"measured best time: {'; '.join(said)}.")
 
 
 def _energy_fact(group: pl.DataFrame) -> list[str]:
@@ -213,12 +236,13 @@ def render_index(
             "systems": group.to_dicts(),
         })
     answers, single = recommendation_rows(recommendations if recommendations is not None else pl.DataFrame(
-        schema={"benchmark": pl.String, "n_distinct_accelerators": pl.Int64, "n_systems": pl.Int64}), backtest)
+        schema={"benchmark": pl.String, "n_distinct_accelerators": pl.Int64, "n_systems": pl.Int64}))
     threshold = recommendations["threshold"][0] if recommendations is not None and recommendations.height else 0.5
     return _templates().get_template("round.html.j2").render(
         round=round_name, note=NOTE, source=source, sections=sections, columns=_TABLE_COLUMNS, fit_columns=_FIT_COLUMNS,
         exclusions=exclusions.to_dicts(), exclusion_columns=_EXCLUSION_COLUMNS, answers=answers, single=single,
         answer_columns=_RECOMMENDATION_COLUMNS, single_columns=_SINGLE_COLUMNS, threshold=threshold,
+        coverage=coverage_sentence(backtest, "In this round's backtest"),
     )
 
 
@@ -251,10 +275,10 @@ _ROUND_COLUMNS = [("round", "round"), ("report", "report"), ("ruleset", "rules")
                   ("n_valid_runs", "valid runs"), ("n_scores", "score rows"), ("n_scored", "with a time"),
                   ("n_rejections", "rejected"), ("csv", "tables")]
 _LATEST_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("round", "round measured best"),
-                   ("sentence", "recommendation"), ("knee_text", "E < threshold from N [5-95 %]")]
+                   ("sentence", "recommendation"), ("knee_text", "E < threshold from N [90 %]")]
 
 
-def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set[str]) -> str:
+def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set[str], backtest: pl.DataFrame | None = None) -> str:
     """reports/index.html: every round (linked where its page exists), the trends page, the CSVs, and the recommendation
     per workload and accelerator group from the round that measured it best."""
     round_rows = []
@@ -269,6 +293,7 @@ def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set
     answers.sort(key=lambda row: (row["workload_label"].lower(), row["accelerator_group"]))
     return _templates().get_template("index.html.j2").render(
         rounds=round_rows, round_columns=_ROUND_COLUMNS, latest=answers, latest_columns=_LATEST_COLUMNS, note=NOTE,
+        coverage=coverage_sentence(backtest, "Over every round's backtest"),
     )
 
 
@@ -279,8 +304,8 @@ def write_index(folder: Path, page: str) -> Path:
     return path
 
 
-def render_explorer(title: str, spec: str, top: str, n_points: int) -> str:
+def render_explorer(title: str, spec: str, top: str, n_points: int, coverage: str = "") -> str:
     """An explorer page around its Vega-Lite spec (JSON, made safe for a script element by the caller); `top` leads
     from the page's folder to reports/ ("" or "../")."""
-    return _templates().get_template("explore.html.j2").render(title=title, spec=spec, top=top, in_round=bool(top), n_points=n_points, note=NOTE,
+    return _templates().get_template("explore.html.j2").render(title=title, spec=spec, top=top, in_round=bool(top), n_points=n_points, note=NOTE, coverage=coverage,
                                                                 all_rounds=ALL_ROUNDS, all_groups=ALL_GROUPS)

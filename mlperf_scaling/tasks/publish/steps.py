@@ -48,7 +48,7 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
     todo = []
     for benchmark in sorted(analysis.efficiency["benchmark"].unique().to_list()):
         inputs = (analysis.efficiency.filter(pl.col("benchmark") == benchmark), analysis.clusters.filter(pl.col("benchmark") == benchmark),
-                  folder, analysis.fits.filter(pl.col("benchmark") == benchmark), formats)
+                  folder, analysis.recommendations.filter(pl.col("benchmark") == benchmark), formats)
         fingerprint = plot_fingerprint(formats, inputs[0], inputs[1], inputs[3])
         kept = drawn.unchanged(benchmark, fingerprint)
         if kept is not None:
@@ -96,11 +96,11 @@ def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple
 def publish_site_index(warehouse: str, reports: str) -> Path:
     """reports/index.html and best_recommendations.csv: every round, the trends page, the answer per group from the
     round that measured it best."""
-    rounds, best = read_queries(warehouse, "round_overview", "best_recommendations")
+    rounds, best, backtest = read_queries(warehouse, "round_overview", "best_recommendations", "all_backtest")
     folder = Path(reports)
     published = {r for r in rounds["round"].to_list() if (folder / r / "index.html").is_file()}
     write_tables(folder, {"best_recommendations": best})
-    return write_index(folder, render_site_index(rounds, best, published))
+    return write_index(folder, render_site_index(rounds, best, published, backtest))
 
 
 def write_explorer_pages(warehouse: str, reports: str, publishing: list[str] | None = None) -> list[Path]:
@@ -109,7 +109,8 @@ def write_explorer_pages(warehouse: str, reports: str, publishing: list[str] | N
     from mlperf_scaling.tasks.publish.explorer import write_explorers
 
     points, fitted = read_queries(warehouse, "explorer_points", "explorer_fits", round=None)
-    return write_explorers(Path(reports), points, fitted, publishing or [])
+    (backtest,) = read_queries(warehouse, "all_backtest")
+    return write_explorers(Path(reports), points, fitted, publishing or [], backtest)
 
 
 @task(name="publish-explorer", cache_policy=NO_CACHE)
