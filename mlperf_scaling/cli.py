@@ -88,14 +88,14 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
 
     ingest = commands.add_parser("ingest", parents=[warehouse], help="ingest one or more sources into the warehouse")
     ingest.add_argument("sources", nargs="+", metavar="SOURCE", help="git URL, local git repository, directory or .tar.gz")
-    ingest.add_argument("--round", dest="round_name", type=_round, help="round of the source (default: from its name training_results_vX.Y)")
+    ingest.add_argument("--round", dest="round_name", help="round of the source (default: from its name training_results_vX.Y)")
     ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
     ingest.add_argument("--offline", action="store_true", default=None, help="refuse git URLs: local sources only (MLPERF_OFFLINE)")
     ingest.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     run = commands.add_parser("run", parents=[warehouse, reports, remote], help="the main job: ingest, analyse and publish every round")
     run.add_argument(
-        "--rounds", nargs="+", type=_round, default=settings.rounds,
+        "--rounds", nargs="+", default=settings.rounds,
         help="rounds, e.g. v4.1 v5.1 (default: every round the source holds: each training_results_vX.Y of the mirror, "
         "or every round published at the remote)",
     )
@@ -105,7 +105,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     run.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     analyze = commands.add_parser("analyze", parents=[warehouse, reports], help="redo the analysis and the report of a round from the warehouse alone")
-    analyze.add_argument("--round", dest="round_name", type=_round, required=True, help="round, e.g. v4.1")
+    analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
     analyze.add_argument("--threshold", type=float, default=0.5, help="efficiency threshold for the fitted knee, besides 0.5 (default 0.5)")
 
     commands.add_parser("trends", parents=[warehouse, reports], help="redo the cross-round view (reports/trends/) from the warehouse")
@@ -121,7 +121,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     plan.add_argument("benchmark", metavar="BENCHMARK", help="benchmark folder or name across rounds, e.g. llama2_70b_lora, bert")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
                       "(default: the group with the most accelerator counts measured)")
-    plan.add_argument("--round", "--rounds", dest="round_name", type=_plan_round, default="best",
+    plan.add_argument("--round", "--rounds", dest="round_name", default="best",
                       help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator counts); "
                       "latest: the newest round with it")
     plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the smallest count that meets it, on its "
@@ -149,22 +149,8 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
                                   help="rebuild the interactive explorer (reports/explore.html and one per round) from the warehouse alone")
     explore.add_argument("--open", dest="open_page", action="store_true", help="open it in the web browser")
     paper = commands.add_parser("paper-table", parents=[warehouse], help="Table I of arXiv 2509.03263 beside this warehouse's values")
-    paper.add_argument("--round", dest="round_name", type=_round, default="v4.1", help="the paper's round (v4.1)")
+    paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
     return parser
-
-
-def _round(text: str) -> str:
-    """A round as typed (`4.1`, `v4.1`) by its name; argparse says what was wrong in one line, exit 2."""
-    from mlperf_scaling.rounds import normal_round
-
-    try:
-        return normal_round(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _plan_round(text: str) -> str:
-    return text.lower() if text.lower() in ("best", "latest") else _round(text)
 
 
 def _version() -> str:
@@ -213,6 +199,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         args = _parser(_settings()).parse_args(argv)
         settings = _settings(**{name: getattr(args, name) for name in sorted(_OPTIONS) if hasattr(args, name)})
+        if hasattr(args, "rounds"):
+            args.rounds = settings.rounds  # as the settings read them: v4.1 for 4.1
         if args.command == "run" and settings.offline and settings.mirror is None:
             raise SystemExit("mlperf-scaling: --offline reads every round from a mirror: give --mirror DIR (or MLPERF_MIRROR)")
         if args.command == "watch" and settings.offline:
@@ -252,10 +240,19 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 def _before_any_work(args: argparse.Namespace) -> str | None:
     """A mistake in what the user named (a source, the warehouse path), said before Prefect starts or any file is
     written; None when there is none."""
+    from mlperf_scaling.rounds import normal_round
     from mlperf_scaling.warehouse.connection import file_problem
 
     if getattr(args, "warehouse", None) is not None and (problem := file_problem(args.warehouse)) is not None:
         return problem
+    if getattr(args, "round_name", None) is not None:  # a round as people type it: 4.1, v4.1
+        if args.command == "plan" and args.round_name.lower() in ("best", "latest"):
+            args.round_name = args.round_name.lower()
+        else:
+            try:
+                args.round_name = normal_round(args.round_name)
+            except ValueError as exc:
+                return f"--round: {exc}"
     if args.command == "ingest":
         from mlperf_scaling.tasks.source.members import SourceError
         from mlperf_scaling.tasks.source.resolve import source_problem

@@ -10,7 +10,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from mlperf_scaling.tasks.metrics.fits import amdahl_time_band
 from mlperf_scaling.tasks.publish.explorer import BUNDLE, DATA, PAGE, explorer_chart, explorer_data, fit_curves
 from mlperf_scaling.warehouse.connection import connect
 
@@ -22,14 +21,18 @@ def _count(warehouse, sql: str) -> int:
         return connection.execute(sql).fetchone()[0]
 
 
-def test_the_fit_band_holds_its_curve_and_reaches_two_doublings_past_the_largest_count():
-    points = pl.DataFrame({"submitter": ["a", "b", "c", "d"], "accelerators": [8, 16, 32, 64], "time_to_train_min": [100.0, 52.0, 28.0, 16.0]})
-    band = amdahl_time_band(points, grid=12)
-    assert band.height == 12 and band["accelerators"][0] == 8 and band["accelerators"][-1] == pytest.approx(256)
-    assert (band["time_min_low"] <= band["time_min"] + 1e-9).all() and (band["time_min"] <= band["time_min_high"] + 1e-9).all()
+def test_the_band_is_the_measurement_where_measured_and_the_interval_between_and_beyond():
+    points = pl.DataFrame({"round": "v4.1", "benchmark_canonical": "bert", "accelerator_group": "H100-SXM", "submitter": ["a", "b", "c", "d"],
+                           "accelerators": [8, 16, 32, 64], "time_to_train_min": [100.0, 52.0, 28.0, 16.0]})
+    band = fit_curves(points)
+    assert band["accelerators"][0] == 8 and band["accelerators"][-1] == pytest.approx(256) and band.height == 12 + 3  # 16, 32 and 64 are not on the grid
+    measured = band.filter(pl.col("accelerators").is_in([8.0, 16.0, 32.0, 64.0]))
+    assert measured["time_min"].to_list() == [100.0, 52.0, 28.0, 16.0]  # through each measured best
+    assert (measured["time_min_low"] == measured["time_min"]).all() and (measured["time_min_high"] == measured["time_min"]).all()
+    predicted = band.filter(~pl.col("accelerators").is_in([8.0, 16.0, 32.0, 64.0]))
+    assert (predicted["time_min_low"] < predicted["time_min"]).all() and (predicted["time_min"] < predicted["time_min_high"]).all()
     assert band["time_min"].is_sorted(descending=True)
-    one_count = amdahl_time_band(points.with_columns(pl.lit(8).alias("accelerators")))
-    assert one_count.height == 0  # a single distinct count has no curve
+    assert fit_curves(points.with_columns(pl.lit(8).alias("accelerators"))).height == 0  # a single distinct count has no curve
 
 
 def test_the_data_leaves_absent_values_out_and_names_workloads():
@@ -86,6 +89,7 @@ def test_explore_rebuilds_from_the_warehouse_alone(v41_warehouse, tmp_path, caps
                                            "using (round, benchmark, accelerator_group) where f.model = 'amdahl' and f.status = 'fitted'",
                                            connect(v41_warehouse, read_only=True)).iter_rows()}
     page = (reports / PAGE).read_text()
+    assert "Over every round&#39;s backtest, each measured count left out and predicted from the others, the stated 90 % interval held" in page
     assert re.findall(r'(?:src|href)="([^"]+)"', page) == ["index.html", "explore.json", "vega-embed.js"]  # nothing from a network
     assert '<script src="../vega-embed.js">' in (reports / "v4.1" / PAGE).read_text()
     sizes = sum(p.stat().st_size for p in (reports / BUNDLE, reports / DATA, reports / PAGE, reports / "v4.1" / PAGE))

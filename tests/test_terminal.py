@@ -99,10 +99,12 @@ def test_plan_keeps_every_number(v41_warehouse, at_width, width):
         missing = [v for v in values if not _shown(v, out)]
         assert not missing, f"{column} at {width} columns: {missing} not shown"
     assert {"N", "time (min)", "efficiency"}.isdisjoint(left_out.split(", "))
-    for point in plan.curve:
-        assert _shown(f"{point.accelerators:,}", out) and _shown(f"{point.time_min:,.2f}", out)
+    for step in plan.steps:
+        assert _shown(f"{step.accelerators:,}", out) and _shown(f"{step.time_min:,.2f}", out)
+        if step.time_min_low is not None:  # a predicted count: its interval whole
+            assert _shown(f"[{step.time_min_low:,.2f},", out) and _shown(f"{step.time_min_high:,.2f}]", out)
     assert "1,024" in out  # the largest count, which rich cut to "1,…" at 100 columns
-    assert "128 H100-SXM: 3.0 min" in " ".join(out.split())
+    assert "128 H100-SXM: measured 3.07 min" in " ".join(out.split())
     if width == 80:
         assert left_out.strip().rstrip(",")  # 80 columns cannot hold all ten: the note names what went
 
@@ -127,8 +129,8 @@ def test_the_readmes_query_keeps_every_value(v41_warehouse, at_width, width):
     sql = "select * from latest_recommendations where benchmark_canonical = 'bert'"
     out = at_width(["query", sql, "--warehouse", str(v41_warehouse)], width)
     (rows,) = run_queries(v41_warehouse, sql)
-    assert rows.height == 7 and rows.width == 31 and "…" not in out
-    assert "31 columns do not fit" in " ".join(out.split())  # side by side they cannot: one block per row
+    assert rows.height == 7 and rows.width == 45 and "…" not in out
+    assert "45 columns do not fit" in " ".join(out.split())  # side by side they cannot: one block per row
     flat = "".join(out.split())
     for name, dtype in rows.schema.items():
         for value in rows[name]:
@@ -186,15 +188,17 @@ def test_plan_writes_csv_and_json(v41_warehouse, capsys):
     assert cli.main([*argv, "--format", "csv"]) == 0
     rows = pl.read_csv(capsys.readouterr().out.encode())
     kinds = rows["kind"].value_counts().sort("kind")
-    assert dict(kinds.iter_rows()) == {"fit": 10, "measured": 20, "predicted": 1, "predicted_other_model": 1, "recommended": 1}
-    models = rows.filter(pl.col("kind").str.starts_with("predicted"))["basis"].to_list()
-    assert sorted(models) == ["amdahl on time", "two-part"]
+    assert dict(kinds.iter_rows()) == {"at_accelerators": 1, "best": 10, "measured": 20, "other_model": 1, "recommended": 1}
+    models = rows.filter(pl.col("kind").is_in(["at_accelerators", "other_model"]))["model"].to_list()
+    assert sorted(models) == ["amdahl", "two-part"]
+    best = rows.filter(pl.col("kind") == "best")
+    assert best.filter(pl.col("basis") == "measured").height == 8 and best.filter(pl.col("basis") == "predicted")["time_min_low"].is_not_null().all()
     assert rows.filter(pl.col("kind") == "recommended")["accelerators"].to_list() == [128]
     assert rows.filter(pl.col("kind") == "measured")["accelerators"].max() == 1024
     assert cli.main([*argv, "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert (document["round"], document["accelerator_group"], len(document["measured"])) == ("v4.1", "H100-SXM", 20)
-    assert document["recommendation"]["accelerators"] == 128 and document["prediction"]["accelerators"] == 256
-    assert document["other_prediction"]["accelerators"] == 256 and document["other_prediction"]["model"] != document["prediction"]["model"]
-    assert document["recommendation"]["sentence"].startswith("128 H100-SXM: 3.0 min")
+    assert document["recommendation"]["accelerators"] == 128 and document["at_accelerators"]["accelerators"] == 256
+    assert document["other_model"]["accelerators"] == 256 and document["other_model"]["model"] != document["at_accelerators"]["model"]
+    assert document["recommendation"]["sentence"].startswith("128 H100-SXM: measured 3.07 min")
     assert "time_min_low" not in document["measured"][0]  # a part keeps only the fields it has

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name
-from mlperf_scaling.rounds import round_key
+from mlperf_scaling.rounds import normal_round, round_key
 from mlperf_scaling.tasks.metrics.fits import apart_series
 from mlperf_scaling.tasks.metrics.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
 from mlperf_scaling.tasks.metrics.recommend import PREDICTED, Planner, Recommendation, Step, planner, recommend
@@ -96,6 +96,10 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
             raise PlanError(f"no {benchmark} result on {accelerator!r} in any round; measured on: {', '.join(measured_on)}")
     rounds = sorted(set(rows["round"].to_list()), key=round_key)
     if round_name not in (BEST, "latest"):
+        try:
+            round_name = normal_round(round_name)
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
         if round_name not in rounds:
             raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {round_name}; "
                             f"rounds that have it: {', '.join(rounds)}")

@@ -263,7 +263,7 @@ def backtest_group(rows: pl.DataFrame, ruleset: str, benchmark: str, round_name:
             if model is None:
                 continue
             p = model.predict(float(count))
-            covered = None if p.time_min_low is None or p.time_min_high is None else p.time_min_low <= measured <= p.time_min_high
+            covered = None if p.time_min_low is None or p.time_min_high is None else bool(p.time_min_low <= measured <= p.time_min_high)
             found.append({
                 "accelerators": int(count), "model": name, "measured_min": measured, "predicted_min": p.time_min,
                 "predicted_low_min": p.time_min_low, "predicted_high_min": p.time_min_high,
