@@ -177,6 +177,7 @@ class GroupModel:
     round: str | None = None  # the round it predicts for (its interval is calibrated without that round)
     calibration: Calibration | None = None
     two_part: TwoPartModel | None = None
+    beyond_weight: float = BEYOND_LOGLOG_WEIGHT
 
     def point(self, n: float) -> float:
         """The predicted best time at N (the measured best at a measured count)."""
@@ -194,7 +195,7 @@ class GroupModel:
         slope = (math.log(best[-1]) - math.log(best[-2])) / (math.log(counts[-1]) - math.log(counts[-2]))
         slope = min(max(slope, LOGLOG_SLOPES[0]), LOGLOG_SLOPES[1])
         loglog = best[-1] * (n / counts[-1]) ** slope
-        return math.exp((1 - BEYOND_LOGLOG_WEIGHT) * math.log(anchored) + BEYOND_LOGLOG_WEIGHT * math.log(loglog))
+        return math.exp((1 - self.beyond_weight) * math.log(anchored) + self.beyond_weight * math.log(loglog))
 
     def predict(self, n: float, batch: float | None = None) -> Prediction:
         """The prediction at N with its interval; `batch` (two-part only) for another global batch than N implies."""
