@@ -172,7 +172,7 @@ def _range(point: float, low: float | None, high: float | None, digits: int) -> 
     return f"{point:,.{digits}f} [{low:,.{digits}f}, {high:,.{digits}f}]"
 
 
-def _evidence_cell(s: Step, largest: int) -> str:
+def _evidence_cell(s: Step) -> str:
     if s.evidence is not None:
         e = s.evidence
         return "measured: 1 system" if e.n_systems == 1 else f"measured: best of {e.n_systems} systems (up to {e.slowest_system_min:,.2f} min)"
@@ -186,10 +186,9 @@ def _evidence_cell(s: Step, largest: int) -> str:
 def _step_rows(plan: Plan, price: float | None) -> tuple[list[Column], list[list[str]]]:
     columns = [Column("N"), Column("time (min)"), Column("efficiency"), Column("acc.-hours", drop=2),
                *([Column("cost (USD)", drop=3)] if price is not None else []), Column("evidence", text=True, drop=1)]
-    largest = plan.planner.counts[-1]
     cells = [[
         f"{s.accelerators:,}", _range(s.time_min, s.time_min_low, s.time_min_high, 2), _range(s.efficiency, s.efficiency_low, s.efficiency_high, 2),
-        f"{s.accelerator_hours:,.1f}", *([f"{s.accelerator_hours * price:,.0f}"] if price is not None else []), _evidence_cell(s, largest),
+        f"{s.accelerator_hours:,.1f}", *([f"{s.accelerator_hours * price:,.0f}"] if price is not None else []), _evidence_cell(s),
     ] for s in plan.steps]
     return columns, cells
 

@@ -24,9 +24,6 @@ import numpy as np
 import polars as pl
 
 MIN_DISTINCT_COUNTS = 3
-# Fewer systems than this give a bootstrap that resamples the same few points: an interval from it would look precise
-# and not be. The point estimate is shown, the interval is said to be missing.
-MIN_SYSTEMS_FOR_INTERVAL = 5
 RESAMPLES = 1000
 SEED = 0
 INTERVAL = (5.0, 95.0)  # percentiles of the bootstrap
@@ -113,23 +110,6 @@ class AmdahlBootstrap:
         draws = amdahl_knee(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, self.t_ref, threshold)
         low, high = bootstrap_bounds(draws, np.nan)
         return tuple(None if not math.isfinite(v) else float(v) for v in (point, low, high))  # type: ignore[return-value]
-
-    def efficiency(self, n: float) -> tuple[float, float, float]:
-        """(point, low, high) of the predicted efficiency at N."""
-        point = float(amdahl_efficiency(self.a, self.b, self.n_ref, self.t_ref, n))
-        draws = amdahl_efficiency(self.resampled_a[self.usable], self.resampled_b[self.usable], self.n_ref, self.t_ref, n)
-        low, high = bootstrap_bounds(draws, point)
-        return point, low, high
-
-    def time(self, n: float) -> float:
-        return self.a + self.b / n
-
-    def time_interval(self, n: float) -> tuple[float, float, float]:
-        """(point, low, high) of the predicted time to train at N, in minutes."""
-        point = self.time(n)
-        draws = self.resampled_a[self.usable] + self.resampled_b[self.usable] / n
-        low, high = bootstrap_bounds(draws, point)
-        return point, low, high
 
 
 def bootstrap_amdahl(n: np.ndarray, t: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> AmdahlBootstrap:

@@ -198,11 +198,7 @@ def predict_at(selection: Selection, p: Planner, accelerators: int, global_batch
 
     def by_two_part() -> Step:
         assert two_part is not None
-        q = two_part.predict(float(accelerators), global_batch)
-        slow = None if q.time_min_high is None else p.efficiency(q.time_min_high, accelerators)
-        fast = None if q.time_min_low is None else p.efficiency(q.time_min_low, accelerators)
-        return Step(accelerators, PREDICTED, q.time_min, q.time_min_low, q.time_min_high, p.efficiency(q.time_min, accelerators),
-                    slow, fast, prediction=q)
+        return p.predicted_step(two_part.predict(float(accelerators), global_batch))
 
     if global_batch is not None:
         return by_two_part(), None

@@ -183,7 +183,11 @@ class Planner:
             return self.evidence_step(n)
         if self.model is None:
             return None
-        p = self.model.predict(float(n), batch)
+        return self.predicted_step(self.model.predict(float(n), batch))
+
+    def predicted_step(self, p: Prediction) -> Step:
+        """A prediction as a step: its efficiency from the same reference, the interval's slow end the low one."""
+        n = p.accelerators
         low_e = None if p.time_min_high is None else self.efficiency(p.time_min_high, n)
         high_e = None if p.time_min_low is None else self.efficiency(p.time_min_low, n)
         return Step(n, PREDICTED, p.time_min, p.time_min_low, p.time_min_high, self.efficiency(p.time_min, n), low_e, high_e, prediction=p)
@@ -240,6 +244,7 @@ def planner(points: pl.DataFrame, accelerator_group: str, ruleset: str | None = 
     model = group_model(kept, AMDAHL, ruleset, benchmark, round_name)
     summary = backtest_summary(backtest).get(AMDAHL) if backtest is not None and backtest.height else None
     first = points.sort("accelerators", "time_to_train_min").row(0, named=True)
+    # efficiency rows carry their reference; a bare frame of counts and times (tests, bench) is its own
     reference_time = float(first["reference_time_min"]) if "reference_time_min" in points.columns else float(first["time_to_train_min"])
     reference_system = str(first["reference_system"]) if "reference_system" in points.columns else f"{first['submitter']}/{first['system']}"
     evidence = measured_evidence(points if "efficiency" in points.columns else points.with_columns(
