@@ -32,7 +32,7 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TICKS = os.sysconf("SC_CLK_TCK")
-CREATE_PREFECT_DATABASE = "from mlperf_scaling.flows.local_api import TemporaryApi; TemporaryApi().wait_until_ready(600)"
+CREATE_PREFECT_DATABASE = "from mlperf_scaling.runtime.local_api import TemporaryApi; TemporaryApi().wait_until_ready(600)"
 
 
 def descendants(root: int) -> list[int]:

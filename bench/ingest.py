@@ -107,13 +107,13 @@ def child_main(paths: list[str], warehouse: str) -> None:
     import resource
 
     started = time.perf_counter()
-    from mlperf_scaling.collector import collecting_less
+    from mlperf_scaling.runtime.collector import collecting_less
+    from mlperf_scaling.tasks.load.steps import load_round, validate_round
     from mlperf_scaling.tasks.parse.steps import read_round
     from mlperf_scaling.tasks.score.compliance import judge_for
     from mlperf_scaling.tasks.score.rules import rules_for_round
     from mlperf_scaling.tasks.score.steps import score
     from mlperf_scaling.tasks.source.resolve import resolve_source
-    from mlperf_scaling.warehouse.steps import load_round, validate_round
 
     import_seconds = time.perf_counter() - started
     with collecting_less():  # as every command that runs flows does

@@ -51,7 +51,7 @@ for path in sorted(Path(sys.argv[1]).glob("training_results_v*.tar.gz")):
 
 
 WARM_PREFECT = """
-from mlperf_scaling.flows.local_api import TemporaryApi
+from mlperf_scaling.runtime.local_api import TemporaryApi
 TemporaryApi().wait_until_ready(600)
 """
 

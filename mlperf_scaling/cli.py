@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from mlperf_scaling import quick_exit  # first of the project's imports: its exit handler must run last
-from mlperf_scaling.interrupts import end_at_once_on_signals
+from mlperf_scaling.runtime import quick_exit  # first of the project's imports: its exit handler must run last
+from mlperf_scaling.runtime.interrupts import end_at_once_on_signals
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 
@@ -228,8 +228,8 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 
             unchanged = unchanged_run(settings.rounds, settings.mirror, settings.remote_base, settings.warehouse, settings.reports)
         if unchanged is None:
-            from mlperf_scaling.collector import collecting_less
-            from mlperf_scaling.flows.local_api import local_runs, start_early
+            from mlperf_scaling.runtime.collector import collecting_less
+            from mlperf_scaling.runtime.local_api import local_runs, start_early
 
             with local_runs(start_early(), _FLOWS[args.command]), collecting_less():  # once the flows and what they use are imported
                 return _command(args, settings)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from mlperf_scaling.settings import source_for_round
+from mlperf_scaling.tasks.load.versions import is_unchanged, loaded_versions
 from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.releases import rounds_in_mirror
 from mlperf_scaling.tasks.source.resolve import is_network_source, resolve_source, source_version
-from mlperf_scaling.warehouse.versions import is_unchanged, loaded_versions
 
 
 def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: str, warehouse: Path, reports: Path) -> list[dict] | None:

@@ -13,9 +13,12 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from mlperf_scaling.rounds import normal_round, repository_name
-from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, FORMATS
 
 PUBLIC_REMOTE_BASE = "https://github.com/mlcommons/"
+# What the pages show: SVG, text kept as text, drawn in 0.6 of a PNG's CPU (no rasterising, no compression) and half
+# its bytes; PNG too with MLPERF_PLOT_FORMATS="svg png" (each format drawn costs its own rendering)
+DEFAULT_FORMATS = ("svg",)
+FORMATS = ("svg", "png")  # the ones there are, the first drawn is the one shown
 
 
 class Settings(BaseSettings):
@@ -42,7 +45,7 @@ class Settings(BaseSettings):
     retry_delay_s: float = Field(10, ge=0, description="seconds between retries")
     # Worker processes for parsing and for drawing (each its own pool); None: every CPU this process may use.
     workers: int | None = Field(None, ge=1, le=1024, description="worker processes per pool (default: the CPUs this process may use)")
-    # Where parsing batches and figures run (mlperf_scaling.runners): this machine's pools, or Prefect tasks on Dask.
+    # Where parsing batches and figures run (mlperf_scaling.runtime.runners): this machine's pools, or Prefect tasks on Dask.
     task_runner: Literal["local", "dask"] = Field("local", description="local (the worker pools) or dask (Prefect tasks on a Dask cluster)")
     dask_address: str | None = Field(None, description="scheduler of a running Dask cluster, e.g. tcp://10.0.0.5:8786 (none: a local one)")
     # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.

@@ -72,12 +72,12 @@ def score_stream(stream, round_name: str, notes=None, workers: int | None = None
 
 def ingest_source(spec: str, warehouse, notes_dir: str | None = None) -> dict:
     """Read, score, validate and load one source through the steps' plain functions (`.fn`, no Prefect)."""
+    from mlperf_scaling.tasks.load.steps import load_round, validate_round
     from mlperf_scaling.tasks.parse.steps import read_round
     from mlperf_scaling.tasks.score.compliance import judge_for
     from mlperf_scaling.tasks.score.rules import rules_for_round
     from mlperf_scaling.tasks.score.steps import score
     from mlperf_scaling.tasks.source.resolve import resolve_source
-    from mlperf_scaling.warehouse.steps import load_round, validate_round
 
     round_name = resolve_source(spec).round
     scored = score.fn(read_round.fn(spec, round_name, notes_dir, judge_for(rules_for_round(round_name))))
@@ -129,7 +129,7 @@ def pytest_configure(config):
     first tests run, and every worker process (inheriting PREFECT_API_URL) shares it instead of migrating its own."""
     if hasattr(config, "workerinput") or "PREFECT_API_URL" in os.environ:
         return  # a worker: the API is its controller's
-    from mlperf_scaling.flows.local_api import TemporaryApi
+    from mlperf_scaling.runtime.local_api import TemporaryApi
 
     api = TemporaryApi()  # its database under this run's PREFECT_HOME; stopped at exit
     os.environ["PREFECT_API_URL"] = api.url
@@ -151,7 +151,7 @@ def prefect_isolated(tmp_path_factory):
             if time.monotonic() > deadline:
                 pytest.fail("the tests' Prefect API did not answer within 180 s")
             time.sleep(0.2)
-    from mlperf_scaling.flows.local_api import without_heartbeats
+    from mlperf_scaling.runtime.local_api import without_heartbeats
 
     with without_heartbeats():
         yield
@@ -162,10 +162,10 @@ def v41_warehouse(prefect_isolated, tmp_path_factory) -> Path:
     """A warehouse holding the shipped v4.1, loaded and analysed as `run` leaves it; tests only read it."""
     import datetime as dt
 
+    from mlperf_scaling.tasks.load.steps import load_round, validate_round
     from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, write_round_analysis
     from mlperf_scaling.tasks.score.steps import ScoredRound
     from mlperf_scaling.tasks.source.resolve import Source
-    from mlperf_scaling.warehouse.steps import load_round, validate_round
 
     # made once for the whole run and shared by its worker processes (15 s each otherwise): every test only reads it
     warehouse = RUN_SHARED / "v41.duckdb"

@@ -231,10 +231,10 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
 
     from mlperf_scaling.flows.analyze import analyze_round
     from mlperf_scaling.flows.publish import publish_round
+    from mlperf_scaling.tasks.load.steps import load_round, validate_round
     from mlperf_scaling.tasks.score.steps import ScoredRound
     from mlperf_scaling.tasks.source.resolve import Source
     from mlperf_scaling.warehouse.connection import connect
-    from mlperf_scaling.warehouse.steps import load_round, validate_round
 
     data, provenance = read_shipped_round("v4.1")
     result = ScoredRound(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
@@ -409,34 +409,3 @@ def test_a_reused_figure_draws_the_same_bytes_as_a_new_one(v41_warehouse, tmp_pa
     assert kinds == {"scaling", "time", "systems", "paper_e_prime"}
     assert len(new) == 32 and reused.keys() == new.keys()  # 7 benchmarks and one without parts, 4 kinds
     assert [name for name in new if reused[name] != new[name]] == []
-
-
-def test_a_figure_draws_the_same_bytes_with_the_layout_kept_or_not(v41_warehouse, tmp_path):
-    from matplotlib.text import Text
-
-    from mlperf_scaling.tasks.publish import text_layout
-    from mlperf_scaling.warehouse.read import read_queries
-
-    efficiency, clusters, recommendations = read_queries(v41_warehouse, "round_efficiency", "round_clusters", "round_recommendations", round="v4.1")
-
-    def draw(order, folder):
-        for benchmark in order:
-            mine = pl.col("benchmark") == benchmark
-            plot_benchmark(efficiency.filter(mine), clusters.filter(mine), tmp_path / folder, recommendations.filter(mine), ("svg", "png"))
-        return {p.name: p.read_bytes() for p in (tmp_path / folder).rglob("bert_*")}
-
-    assert Text._get_layout is text_layout._kept_layout  # on wherever plots are drawn
-    try:
-        text_layout.keep_text_layouts(False)
-        laid_out_each_time = draw(["bert"], "each_time")
-        text_layout.keep_text_layouts(True)
-        # another benchmark's texts laid out first (scaling fits, long titles, log axes), in both formats: two renderers,
-        # two sizes of the same text
-        kept = draw(["llama2_70b_lora", "bert"], "kept")
-        assert len(text_layout._KEPT) > 100
-        again = draw(["bert"], "again")  # every layout now from what was kept
-    finally:
-        text_layout.keep_text_layouts(True)
-    assert len(laid_out_each_time) == 8 and kept.keys() == laid_out_each_time.keys() == again.keys()  # 4 kinds, 2 formats
-    assert [name for name in laid_out_each_time if kept[name] != laid_out_each_time[name]] == []
-    assert [name for name in laid_out_each_time if again[name] != laid_out_each_time[name]] == []

@@ -22,10 +22,10 @@ import polars as pl
 import pytest
 from conftest import official_verdict, score_stream
 
+from mlperf_scaling.tasks.load.steps import validate_round
 from mlperf_scaling.tasks.score.steps import ScoredRound
 from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
-from mlperf_scaling.warehouse.steps import validate_round
 
 SYSTEM = "NVIDIA/systems/b200_preview_nemo.json"
 FOLDER = "NVIDIA/results/b200_preview_nemo/llama2_70b_lora"

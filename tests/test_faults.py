@@ -41,7 +41,7 @@ else:
     from mlperf_scaling.tasks.score.rules import rules_for_round
     from mlperf_scaling.tasks.score.steps import score
     from mlperf_scaling.tasks.source.resolve import resolve_source
-    from mlperf_scaling.warehouse.steps import load_round, validate_round
+    from mlperf_scaling.tasks.load.steps import load_round, validate_round
 
     round_name = resolve_source(sys.argv[2]).round
     result = score.fn(read_round.fn(sys.argv[2], round_name, sys.argv[4], judge_for(rules_for_round(round_name))))
@@ -55,9 +55,9 @@ def prepared_round(source: Path) -> Path:
     """A shipped round as the load step receives it, kept as a pickle for the run: read once per test run (shared
     with the other tests' `read_shipped_round`), scored and validated here."""
     from mlperf_scaling.contracts.enums import IngestionStatus
+    from mlperf_scaling.tasks.load.steps import ingestion_row, validate_round
     from mlperf_scaling.tasks.score.steps import ScoredRound
     from mlperf_scaling.tasks.source.resolve import resolve_source
-    from mlperf_scaling.warehouse.steps import ingestion_row, validate_round
 
     kept = RUN_SHARED / f"{source.name}.prepared.pickle"
     with made_once(kept) as missing:
@@ -291,7 +291,7 @@ def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
 
 API_CHILD = """
 import os, signal, sys, time
-from mlperf_scaling.flows.local_api import TemporaryApi
+from mlperf_scaling.runtime.local_api import TemporaryApi
 
 api = TemporaryApi()
 print(api.process.pid, api.url, flush=True)
@@ -321,7 +321,7 @@ def test_a_killed_command_leaves_no_temporary_prefect_api_behind():
 
 
 def test_the_temporary_api_registers_block_types_only_on_a_new_database(tmp_path, monkeypatch):
-    from mlperf_scaling.flows.local_api import database_started_before
+    from mlperf_scaling.runtime.local_api import database_started_before
 
     monkeypatch.delenv("PREFECT_API_DATABASE_CONNECTION_URL", raising=False)
     monkeypatch.delenv("PREFECT_SERVER_DATABASE_CONNECTION_URL", raising=False)

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from mlperf_scaling.contracts.enums import IngestionStatus
 from mlperf_scaling.failures import ExpectedFailure
+from mlperf_scaling.tasks.load.steps import ingestion_row, load_round, validate_round
 from mlperf_scaling.tasks.parse.read import read_round_files
 from mlperf_scaling.tasks.score.compliance import judge_for
 from mlperf_scaling.tasks.score.round_scores import score_round
@@ -39,7 +40,6 @@ from mlperf_scaling.tasks.score.steps import ScoredRound
 from mlperf_scaling.tasks.source.members import MemberStream, Provenance
 from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
 from mlperf_scaling.warehouse.load import ANALYSIS_TABLES, ROUND_TABLES
-from mlperf_scaling.warehouse.steps import ingestion_row, load_round, validate_round
 
 ROUND = "v5.1"
 ROOT = FIXTURE_ROUNDS / f"training_results_{ROUND}"  # ASUSTeK ESC_A8A_MI325X llama2_70b_lora: 10 real logs

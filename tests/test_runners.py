@@ -9,7 +9,7 @@ import duckdb
 import pytest
 from conftest import fixture_round
 
-from mlperf_scaling import runners
+from mlperf_scaling.runtime import runners
 
 
 def round_tables(warehouse) -> dict[str, tuple]:
@@ -71,7 +71,8 @@ def test_an_ingest_on_a_two_worker_dask_cluster_gives_the_same_tables(prefect_is
 def test_figures_are_task_runs_on_the_cluster_too(prefect_isolated, dask_cluster):
     from prefect import flow
 
-    from mlperf_scaling.processes import DRAW, map_on_cores
+    from mlperf_scaling.runtime.dispatch import map_on_cores
+    from mlperf_scaling.runtime.pools import DRAW
 
     before = completed_task_runs("draw-plots")
 

@@ -11,11 +11,11 @@ from conftest import read_shipped_round
 
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.validate import split_valid_rows
+from mlperf_scaling.tasks.load.steps import load_round, validate_round
 from mlperf_scaling.tasks.score.steps import ScoredRound
 from mlperf_scaling.tasks.source.resolve import Source
 from mlperf_scaling.warehouse.connection import connect, open_writer
 from mlperf_scaling.warehouse.load import ROUND_TABLES
-from mlperf_scaling.warehouse.steps import load_round, validate_round
 
 
 def _result(round_name: str) -> ScoredRound:
@@ -169,7 +169,7 @@ def test_a_failed_write_leaves_the_warehouse_as_it_was(warehouse_path):
 
 
 def test_a_warehouse_of_other_table_definitions_is_rebuilt_and_says_so(warehouse_path):
-    from mlperf_scaling.warehouse.versions import loaded_versions
+    from mlperf_scaling.tasks.load.versions import loaded_versions
 
     _load("v4.1", warehouse_path)
     assert set(loaded_versions(str(warehouse_path))) == {"v4.1"}

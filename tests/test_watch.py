@@ -10,11 +10,11 @@ import pytest
 from conftest import cut_slice
 
 from mlperf_scaling.rounds import next_round_names
+from mlperf_scaling.tasks.load.versions import CHANGED, NEW, RESCORE, UNCHANGED, compare_with_warehouse
 from mlperf_scaling.tasks.publish.artifacts import watch_markdown
 from mlperf_scaling.tasks.score.rules import rules_identity
 from mlperf_scaling.tasks.source.releases import normalise_remote_base
 from mlperf_scaling.warehouse.connection import connect
-from mlperf_scaling.warehouse.versions import CHANGED, NEW, RESCORE, UNCHANGED, compare_with_warehouse
 
 
 def git(*args: str, cwd: Path) -> str:

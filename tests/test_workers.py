@@ -8,14 +8,15 @@ import sys
 
 import pytest
 
-from mlperf_scaling.processes import cpu_workers
+from mlperf_scaling.runtime.cores import cpu_workers
 
 # In a process of its own (the pools are per process): the CPUs allowed are what the test says (this machine may have
 # fewer), and twice as many calls as workers, each taking a moment, make the pool start every worker it may.
 CHILD = """
 import concurrent.futures, os, sys, time
 os.sched_getaffinity = lambda pid: set(range(int(sys.argv[1])))  # the CPUs this process may use, as a mask would say
-from mlperf_scaling.processes import PARSE, cpu_workers, shared_pool
+from mlperf_scaling.runtime.cores import cpu_workers
+from mlperf_scaling.runtime.pools import PARSE, shared_pool
 pool = shared_pool(cpu_workers(), PARSE)
 concurrent.futures.wait([pool.submit(time.sleep, 0.3) for _ in range(2 * cpu_workers())])
 print(cpu_workers(), len(pool._processes))  # the worker processes the pool started
@@ -43,7 +44,7 @@ def test_four_worker_processes_run_when_four_cpus_are_allowed():
 
 PRIORITIES = """
 import os
-from mlperf_scaling.processes import DRAW, PARSE, shared_pool
+from mlperf_scaling.runtime.pools import DRAW, PARSE, shared_pool
 print(*(shared_pool(1, kind).submit(os.nice, 0).result() - os.nice(0) for kind in (PARSE, DRAW)))
 """
 
@@ -93,7 +94,7 @@ def test_logs_reach_the_workers_through_shared_memory_and_parse_as_in_this_proce
 
 
 def test_a_command_that_runs_flows_collects_cycles_less_often():
-    probe = ("import gc; from mlperf_scaling.collector import THRESHOLDS, collecting_less; before = gc.get_threshold()\n"
+    probe = ("import gc; from mlperf_scaling.runtime.collector import THRESHOLDS, collecting_less; before = gc.get_threshold()\n"
              "with collecting_less(): print(before != THRESHOLDS, gc.get_threshold() == THRESHOLDS, gc.get_freeze_count() > 1000)\n"
              "print(gc.get_threshold() == before, gc.get_freeze_count() == 0)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)

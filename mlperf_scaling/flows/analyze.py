@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prefect import flow, get_run_logger
 
-from mlperf_scaling.flows.handoff import opaque
-from mlperf_scaling.flows.naming import round_run_name
+from mlperf_scaling.runtime.handoff import untraversed
+from mlperf_scaling.runtime.naming import round_run_name
 from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import publish_explorer, publish_site_index, publish_trends
@@ -24,7 +24,7 @@ def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5)
     """The tasks of `analyze_round`, run in the calling flow: the main job runs them in its own flow run, where a
     subflow per round cost 0.17 s and as much CPU again in Prefect's server, nine times, for no step of its own."""
     analysis = compute_round_analysis(warehouse, round_name, threshold)
-    write_round_analysis(warehouse, opaque(analysis))
+    write_round_analysis(warehouse, untraversed(analysis))
     get_run_logger().info(
         "%s: %d systems analysed in %d benchmarks, %d score rows left out",
         round_name, analysis.efficiency.height, analysis.efficiency["benchmark"].n_unique(), analysis.exclusions.height,
@@ -42,9 +42,9 @@ def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple
     plots are drawn). They get their explorer pages too, and the front page, which lists the reports written, is left
     to the caller."""
     frames = compute_trends(warehouse)
-    write_trends(warehouse, opaque(frames))
+    write_trends(warehouse, untraversed(frames))
     publish_explorer(warehouse, reports, publishing)  # first: made here, while the drawing workers may be busy
-    page = publish_trends(opaque(frames), reports, plot_formats)
+    page = publish_trends(untraversed(frames), reports, plot_formats)
     if publishing is None:
         publish_site_index(warehouse, reports)
     get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,

@@ -6,11 +6,12 @@ from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
 from mlperf_scaling.failures import said
-from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
-from mlperf_scaling.interrupts import now_doing
 from mlperf_scaling.rounds import round_from_name
+from mlperf_scaling.runtime.handoff import untraversed
+from mlperf_scaling.runtime.interrupts import now_doing
 from mlperf_scaling.settings import Settings
+from mlperf_scaling.tasks.load.steps import check_loaded, load_round, record_failure, validate_round
 from mlperf_scaling.tasks.parse.steps import read_round
 from mlperf_scaling.tasks.publish.steps import publish_rejections
 from mlperf_scaling.tasks.score.compliance import judge_for
@@ -20,7 +21,6 @@ from mlperf_scaling.tasks.source.git import RemoteUnreachable
 from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.resolve import is_network_source, resolve_source
 from mlperf_scaling.tasks.source.steps import find_source_version
-from mlperf_scaling.warehouse.steps import check_loaded, load_round, record_failure, validate_round
 
 
 def _round_run_name() -> str:
@@ -66,10 +66,10 @@ def ingest_round(
         files = read_round.with_options(retries=retries, retry_delay_seconds=settings.retry_delay_s)(
             source, round_name, notes_dir, judge, settings.clone_timeout_s, settings.max_source_bytes
         )
-        # opaque(): Prefect would otherwise walk every object inside (thousands of parsed logs)
-        scored = score(opaque(files))
-        frames = validate_round(opaque(scored))
-        summary = load_round(opaque(scored), opaque(frames), warehouse, settings.allow_shrink)
+        # untraversed(): Prefect would otherwise walk every object inside (thousands of parsed logs)
+        scored = score(untraversed(files))
+        frames = validate_round(untraversed(scored))
+        summary = load_round(untraversed(scored), untraversed(frames), warehouse, settings.allow_shrink)
         publish_rejections(round_name, frames["rejections"])
         return summary
     except Exception as exc:  # one bad round must not stop the others

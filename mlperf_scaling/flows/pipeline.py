@@ -8,15 +8,15 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 
 from mlperf_scaling.flows.analyze import analyze_round_tasks, analyze_trends
-from mlperf_scaling.flows.handoff import opaque
 from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
+from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
+from mlperf_scaling.tasks.load.steps import record_failure
 from mlperf_scaling.tasks.metrics.steps import read_round_analysis
 from mlperf_scaling.tasks.publish.steps import publish_round_outputs, publish_site_index
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.steps import list_rounds
-from mlperf_scaling.warehouse.steps import record_failure
 
 
 @flow(name="mlperf-pipeline")
@@ -67,7 +67,7 @@ def mlperf_pipeline(
             try:
                 analyze_round_tasks(round_name, warehouse)
                 analysis = read_round_analysis(warehouse, round_name)  # read here: the background never opens the warehouse
-                publishing.append((summary, publish_round_outputs.submit(round_name, opaque(analysis), reports, settings.plot_formats,
+                publishing.append((summary, publish_round_outputs.submit(round_name, untraversed(analysis), reports, settings.plot_formats,
                                                                                 settings.embed_plots)))
             except Exception as exc:  # the round's data is loaded; say what failed after it
                 _analysis_failed(summary, exc)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prefect import flow
 
-from mlperf_scaling.flows.handoff import opaque
-from mlperf_scaling.flows.naming import round_run_name
+from mlperf_scaling.runtime.handoff import untraversed
+from mlperf_scaling.runtime.naming import round_run_name
 from mlperf_scaling.tasks.metrics.steps import read_round_analysis
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import publish_round_outputs
@@ -17,4 +17,4 @@ def publish_round(round_name: str, warehouse: str, reports: str = "reports", plo
     """Plots, CSV tables and index.html under reports/<round>/, and the same in Prefect artifacts (the plots linked, or
     with `embed_plots` embedded as images)."""
     analysis = read_round_analysis(warehouse, round_name)
-    return publish_round_outputs(round_name, opaque(analysis), reports, plot_formats, embed_plots)
+    return publish_round_outputs(round_name, untraversed(analysis), reports, plot_formats, embed_plots)

@@ -9,11 +9,11 @@ from prefect.states import Failed
 from mlperf_scaling.flows.outcome import is_failure, result_of
 from mlperf_scaling.flows.pipeline import mlperf_pipeline
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings
+from mlperf_scaling.tasks.load.versions import CHANGED, NEW, RESCORE, compare_with_warehouse, loaded_versions
 from mlperf_scaling.tasks.publish.artifacts import watch_markdown
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.releases import normalise_remote_base
 from mlperf_scaling.tasks.source.steps import list_remote_rounds
-from mlperf_scaling.warehouse.versions import CHANGED, NEW, RESCORE, compare_with_warehouse, loaded_versions
 
 
 @flow(name="watch-releases")

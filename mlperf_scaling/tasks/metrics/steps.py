@@ -17,13 +17,13 @@ from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
+from mlperf_scaling.runtime.run_context import round_task_run_name
 from mlperf_scaling.tasks.metrics.clusters import cluster_table
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
-from mlperf_scaling.tasks.run_context import round_task_run_name
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import replace_round_analysis, replace_trends
 from mlperf_scaling.warehouse.read import read_queries

@@ -22,8 +22,9 @@ from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
 from typing import Any, Protocol
 
-from mlperf_scaling.processes import cpu_workers, shared_pool
-from mlperf_scaling.runners import Outcome
+from mlperf_scaling.runtime.cores import cpu_workers
+from mlperf_scaling.runtime.pools import preload_in_workers, shared_pool
+from mlperf_scaling.runtime.runners import Outcome
 from mlperf_scaling.tasks.parse.power_log import PowerSummary, parse_power_log, summarize_power
 from mlperf_scaling.tasks.parse.result_log import LogFacts, parse_log
 
@@ -35,6 +36,7 @@ MAX_IN_FLIGHT_BYTES = 128 * 1024 * 1024
 # a batch closes once it holds BATCH_BYTES, so it fits a slot twice that size unless one log is larger than a slot (no
 # published log is over 4 MiB): such a log goes through the pipe, as its own batch
 SLOT_BYTES = 2 * BATCH_BYTES
+preload_in_workers(__name__)  # the workers' parsing code, imported once in the fork server
 
 
 RESULT = "result"
@@ -160,7 +162,7 @@ class LogParser:
     """
 
     def __init__(self, workers: int | None = None, judge: Judge | None = None):
-        from mlperf_scaling.runners import on_dask
+        from mlperf_scaling.runtime.runners import on_dask
 
         self._on_dask = workers is None and on_dask()  # each batch a Prefect task run on the Dask cluster
         self._workers = default_workers() if workers is None else workers
@@ -215,8 +217,8 @@ class LogParser:
         batch, size = self._batch, self._batch_bytes
         self._batch, self._batch_bytes = [], 0
         if self._on_dask:
-            from mlperf_scaling.processes import PARSE
-            from mlperf_scaling.runners import submit
+            from mlperf_scaling.runtime.pools import PARSE
+            from mlperf_scaling.runtime.runners import submit
 
             self._pending.append((submit(PARSE, parse_batch, (batch, self._judge)), size, None))
             self._in_flight += size

@@ -9,9 +9,9 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from mlperf_scaling.runtime.run_context import ProgressBar, artifact_key, run_logger
 from mlperf_scaling.tasks.parse.pool import Judge
 from mlperf_scaling.tasks.parse.read import RoundFacts, read_round_files
-from mlperf_scaling.tasks.run_context import ProgressBar, artifact_key, run_logger
 from mlperf_scaling.tasks.source.members import DEFAULT_MAX_SOURCE_BYTES, Provenance
 from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes, notes_folder_for
 from mlperf_scaling.tasks.source.resolve import Source, open_source, resolve_source

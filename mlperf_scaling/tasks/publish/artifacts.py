@@ -10,10 +10,10 @@ import polars as pl
 from prefect.artifacts import create_image_artifact, create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from mlperf_scaling.contracts.enums import RulesCoverage
+from mlperf_scaling.runtime.run_context import artifact_key
+from mlperf_scaling.tasks.load.versions import RoundChange
 from mlperf_scaling.tasks.publish.labels import NOTE, PLOT_KINDS  # the report's order
-from mlperf_scaling.tasks.run_context import artifact_key
 from mlperf_scaling.tasks.score.rules import rules_for_round
-from mlperf_scaling.warehouse.versions import RoundChange
 
 _MEDIA_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
 EMBEDDED_KINDS = ("scaling", "time")

@@ -4,12 +4,11 @@ workload's name. Kept apart from plots.py so that the pages and artifacts need n
 from __future__ import annotations
 
 from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.settings import DEFAULT_FORMATS, FORMATS
+
+__all__ = ["ALL_GROUPS", "ALL_ROUNDS", "DEFAULT_FORMATS", "FORMATS", "MIN_ENERGY_POINTS", "NOTE", "PLOT_KINDS", "workload_label"]
 
 NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."
-# What the pages show: SVG, text kept as text, drawn in 0.6 of a PNG's CPU (no rasterising, no compression) and half
-# its bytes; PNG too with MLPERF_PLOT_FORMATS="svg png" (each format drawn costs its own rendering)
-DEFAULT_FORMATS = ("svg",)
-FORMATS = ("svg", "png")  # the ones there are, the first drawn is the one shown
 PLOT_KINDS = ("scaling", "time", "energy", "systems", "paper")
 MIN_ENERGY_POINTS = 2  # fewer, and the energy plot is a sentence on the page instead
 ALL_ROUNDS, ALL_GROUPS = "all rounds", "all groups"  # the explorer's pickers, unpicked

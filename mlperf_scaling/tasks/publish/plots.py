@@ -29,9 +29,6 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label  # noqa: E402, F401
-from mlperf_scaling.tasks.publish.text_layout import keep_text_layouts  # noqa: E402
-
-keep_text_layouts()  # each distinct text laid out once per process: the same bytes, a fifth less drawing
 
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
 
@@ -490,7 +487,8 @@ def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None
                 formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, list[Path]]:
     """One plot per workload, drawn on every core: best time to train per round, a line per (comparable group,
     accelerator count); rounds without a result leave a gap (dotted) rather than a line that reads as adjacent rounds."""
-    from mlperf_scaling.processes import DRAW, map_on_cores
+    from mlperf_scaling.runtime.dispatch import map_on_cores
+    from mlperf_scaling.runtime.pools import DRAW
 
     folder.mkdir(parents=True, exist_ok=True)
     rounds = all_rounds or trends.select("round", "round_order").unique().sort("round_order")["round"].to_list()

@@ -10,8 +10,10 @@ from prefect import task
 from prefect.artifacts import create_link_artifact, create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from mlperf_scaling.processes import DRAW, map_on_cores
 from mlperf_scaling.rounds import sorted_rounds
+from mlperf_scaling.runtime.dispatch import map_on_cores
+from mlperf_scaling.runtime.pools import DRAW
+from mlperf_scaling.runtime.run_context import artifact_key, round_task_run_name, run_logger
 from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
@@ -19,7 +21,6 @@ from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.report import render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
-from mlperf_scaling.tasks.run_context import artifact_key, round_task_run_name, run_logger
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.warehouse.read import read_queries
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from mlperf_scaling.runtime.run_context import run_logger
 from mlperf_scaling.tasks.parse.steps import RoundFiles
-from mlperf_scaling.tasks.run_context import run_logger
 from mlperf_scaling.tasks.score.round_scores import RoundData, score_round
 from mlperf_scaling.tasks.score.rules import RulesCoverage
 from mlperf_scaling.tasks.source.members import Provenance

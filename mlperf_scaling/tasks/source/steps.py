@@ -10,7 +10,7 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from mlperf_scaling.tasks.run_context import run_logger
+from mlperf_scaling.runtime.run_context import run_logger
 from mlperf_scaling.tasks.source.git import RemoteUnreachable, RepositoryAbsent
 from mlperf_scaling.tasks.source.members import Provenance, SourceError
 from mlperf_scaling.tasks.source.releases import discover_rounds, normalise_remote_base, rounds_in_mirror

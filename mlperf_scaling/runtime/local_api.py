@@ -2,23 +2,23 @@
 
 Left to itself, Prefect starts its temporary API at the first flow run: after this process has imported everything,
 and after importing the whole server package here too (1.5 s) just to launch it; then the run waits for it to boot
-(about 4 s). Started here instead, with the same command Prefect uses (`prefect.server.api.server.SubprocessASGIServer`)
-but its SQLite transactions begun IMMEDIATE (flows/api_app.py), the server boots in its own process while this one
-imports the flows. With PREFECT_API_URL set (in the environment, a
-profile or prefect.toml: a served API), nothing temporary is started, and heartbeats are sent when the user set
-PREFECT_FLOWS_HEARTBEAT_FREQUENCY.
+(about 4 s). Started here instead, with Prefect's public command (`prefect server start`, no UI, the services nobody
+reads turned off by their settings), the server boots in its own process while this one imports the flows. With
+PREFECT_API_URL set (in the environment, a profile or prefect.toml: a served API), nothing temporary is started, and
+heartbeats are sent when the user set PREFECT_FLOWS_HEARTBEAT_FREQUENCY.
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
-import importlib.util
+import importlib
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -42,6 +42,7 @@ class TemporaryApi:
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
         self.port = 0
+        self._errors = tempfile.TemporaryFile()  # what the server says on stderr, read only when it fails to start
         self._start()
         atexit.register(self.stop)  # before Prefect's own exit handlers, so it runs after their last flush of logs
 
@@ -50,17 +51,13 @@ class TemporaryApi:
         return f"http://127.0.0.1:{self.port}/api"
 
     def _start(self) -> None:
-        spec = importlib.util.find_spec("prefect")  # where Prefect lives, without importing it
-        assert spec is not None and spec.origin is not None
         self.port = _free_port()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent), "--factory",
-             "mlperf_scaling.flows.api_app:create_app", "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error",
-             "--lifespan", "on"],
-            # not PREFECT__SERVER_FINAL, which Prefect's own launcher sets: with FastAPI 0.137 and later all it does is a
-            # full gc.collect() once the routes are built, 0.18 s of every start (2.88 s against 3.06, 6 pairs)
-            env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", **_QUIET_SERVICES,
+            [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(self.port), "--no-ui",
+             "--log-level", "ERROR"],
+            env={**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", **_QUIET_SERVICES,
                  **(_BLOCK_TYPES_REGISTERED if database_started_before() else {})},
+            stdout=subprocess.DEVNULL, stderr=self._errors,  # its banner is not this command's output
             preexec_fn=_end_with_parent,  # noqa: PLW1509  # a prctl call only (Linux), nothing that takes a lock
         )
 
@@ -70,11 +67,11 @@ class TemporaryApi:
         while time.monotonic() < deadline:
             assert self.process is not None
             code = self.process.poll()
-            if code == 3:  # uvicorn: the port was taken meanwhile; another one
+            if code is not None and self._port_taken():  # by another process meanwhile: another one
                 self._start()
                 continue
             if code is not None:
-                raise RuntimeError(f"the temporary Prefect API exited with status {code} before it answered")
+                raise RuntimeError(f"the temporary Prefect API exited with status {code} before it answered: {self._last_error()}")
             try:
                 with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
                     if response.status == 200:
@@ -86,6 +83,18 @@ class TemporaryApi:
         self.stop()
         raise RuntimeError(f"the temporary Prefect API did not answer within {timeout_s:.0f} s "
                            "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)")
+
+    def _last_error(self) -> str:
+        self._errors.seek(0)
+        lines = [line for line in self._errors.read().decode(errors="replace").splitlines() if line.strip()]
+        return lines[-1].strip() if lines else "it said nothing"
+
+    def _port_taken(self) -> bool:
+        self._errors.seek(0)
+        taken = b"address already in use" in self._errors.read().lower()
+        self._errors.seek(0)
+        self._errors.truncate()
+        return taken
 
     def stop(self) -> None:
         if self.process is None:

@@ -3,7 +3,7 @@ cluster through Prefect's own task runner (`prefect-dask`).
 
 `MLPERF_TASK_RUNNER`:
 
-* `local` (default): the project's worker pools (mlperf_scaling.processes), one per kind of work, on every CPU this
+* `local` (default): the project's worker pools (mlperf_scaling.runtime.pools), one per kind of work, on every CPU this
   process may use. No per-batch bookkeeping: a Prefect task run costs a few API calls, which on a two-core machine is
   more than a batch of logs takes to parse.
 * `dask`: each parsing batch (`parse-logs`) and each benchmark's figures (`draw-plots`) is a Prefect task run on a
@@ -62,7 +62,7 @@ def _dask_runner():
         if runner is None:
             from prefect_dask import DaskTaskRunner
 
-            from mlperf_scaling.processes import cpu_workers
+            from mlperf_scaling.runtime.cores import cpu_workers
 
             address = os.environ.get(ADDRESS_VARIABLE, "").strip() or None
             if address:

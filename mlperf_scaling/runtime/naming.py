@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from prefect.runtime import flow_run
 
-from mlperf_scaling.tasks.run_context import named_for_round
+from mlperf_scaling.runtime.run_context import named_for_round
 
 
 def round_run_name(prefix: str) -> Callable[[], str]:

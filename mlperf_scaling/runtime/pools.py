@@ -21,9 +21,9 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-# imported once in the fork server, not in every worker; matplotlib is not: a worker imports it with its first plot,
-# and a command that draws nothing never waits for it
-PRELOAD = ["mlperf_scaling.tasks.parse.pool"]
+# imported once in the fork server, not in every worker (preload_in_workers); matplotlib is not: a worker imports it
+# with its first plot, and a command that draws nothing never waits for it
+_PRELOAD: list[str] = []
 
 PARSE = "parse"
 DRAW = "draw"
@@ -36,19 +36,9 @@ _QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 _shared_lock = threading.Lock()
 
 
-WORKERS_VARIABLE = "MLPERF_WORKERS"
-
-
-def cpu_workers() -> int:
-    """Worker processes per pool: MLPERF_WORKERS when set, else every CPU this process may run on (its affinity mask,
-    as a container or `taskset` limits it), else every CPU of the machine."""
-    configured = os.environ.get(WORKERS_VARIABLE, "").strip()
-    if configured:
-        return max(1, int(configured))  # validated where the settings are read (mlperf_scaling.settings)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+def preload_in_workers(*modules: str) -> None:
+    """Modules the fork server imports once before it forks the workers: a stage's worker functions, named by the stage."""
+    _PRELOAD.extend(module for module in modules if module not in _PRELOAD)
 
 
 def shared_pool(workers: int, kind: str = PARSE) -> ProcessPoolExecutor:
@@ -56,12 +46,12 @@ def shared_pool(workers: int, kind: str = PARSE) -> ProcessPoolExecutor:
     with _shared_lock:
         executor = _shared.get((kind, workers))
         if executor is None or getattr(executor, "_broken", False):
-            # An interrupted command ends at once (mlperf_scaling.interrupts) and the resource tracker then releases the
+            # An interrupted command ends at once (mlperf_scaling.runtime.interrupts) and the resource tracker then releases the
             # pools' semaphores itself, warning about each; it takes its warning filters from this list when it starts.
             if _QUIET_TRACKER not in sys.warnoptions:
                 sys.warnoptions.append(_QUIET_TRACKER)
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(PRELOAD)
+            context.set_forkserver_preload(_PRELOAD)
             executor = _shared[kind, workers] = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker,
                                                                     initargs=(os.getpid(), _NICENESS[kind]))
         return executor
@@ -70,7 +60,7 @@ def shared_pool(workers: int, kind: str = PARSE) -> ProcessPoolExecutor:
 def start_worker(parent_pid: int, niceness: int = 0) -> None:
     if niceness:
         os.nice(niceness)
-    # Ctrl-C reaches the whole process group: the command decides (mlperf_scaling.interrupts), a worker ends with it
+    # Ctrl-C reaches the whole process group: the command decides (mlperf_scaling.runtime.interrupts), a worker ends with it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent_pid)
 
@@ -115,19 +105,3 @@ def _shutdown_shared() -> None:
     for executor in _shared.values():
         executor.shutdown(wait=False, cancel_futures=True)
     _shared.clear()
-
-
-def map_on_cores(function, calls: list[tuple], kind: str = PARSE) -> list:
-    """function(*call) for every call, on the workers of the `kind` pool when there is more than one call, in order;
-    on Dask, as Prefect task runs, when the settings say so (mlperf_scaling.runners).
-
-    `function` must be importable by name (a module-level function): the workers import it.
-    """
-    from mlperf_scaling.runners import on_dask, submit
-
-    if on_dask():
-        return [future.result() for future in [submit(kind, function, call) for call in calls]]
-    if len(calls) <= 1 or cpu_workers() == 1:
-        return [function(*call) for call in calls]
-    pool = shared_pool(cpu_workers(), kind)
-    return [future.result() for future in [pool.submit(function, *call) for call in calls]]

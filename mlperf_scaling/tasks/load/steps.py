@@ -20,7 +20,8 @@ from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.validate import split_valid_rows
 from mlperf_scaling.failures import ExpectedFailure
 from mlperf_scaling.rounds import round_from_name, round_order
-from mlperf_scaling.tasks.run_context import run_logger
+from mlperf_scaling.runtime.run_context import run_logger
+from mlperf_scaling.tasks.load.versions import is_unchanged, loaded_versions
 from mlperf_scaling.tasks.score.round_scores import RoundData
 from mlperf_scaling.tasks.score.rules import rules_for_round, rules_identity
 from mlperf_scaling.tasks.score.steps import ScoredRound
@@ -29,7 +30,6 @@ from mlperf_scaling.tasks.source.resolve import Source, resolve_source
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import record_ingestion, replace_round
 from mlperf_scaling.warehouse.read import read_query
-from mlperf_scaling.warehouse.versions import is_unchanged, loaded_versions
 
 # table -> (contract, key columns naming a rejected row)
 CONTRACTS = {

@@ -1,0 +1,21 @@
+"""One call per item of work, wherever the settings say the heavy work runs: this machine's pools or a Dask cluster."""
+
+from __future__ import annotations
+
+from mlperf_scaling.runtime.cores import cpu_workers
+from mlperf_scaling.runtime.pools import PARSE, shared_pool
+from mlperf_scaling.runtime.runners import on_dask, submit
+
+
+def map_on_cores(function, calls: list[tuple], kind: str = PARSE) -> list:
+    """function(*call) for every call, on the workers of the `kind` pool when there is more than one call, in order;
+    on Dask, as Prefect task runs, when the settings say so (mlperf_scaling.runtime.runners).
+
+    `function` must be importable by name (a module-level function): the workers import it.
+    """
+    if on_dask():
+        return [future.result() for future in [submit(kind, function, call) for call in calls]]
+    if len(calls) <= 1 or cpu_workers() == 1:
+        return [function(*call) for call in calls]
+    pool = shared_pool(cpu_workers(), kind)
+    return [future.result() for future in [pool.submit(function, *call) for call in calls]]
