@@ -18,7 +18,6 @@ import math
 import sys
 from collections.abc import Callable
 
-import duckdb
 import numpy as np
 import polars as pl
 
@@ -36,6 +35,7 @@ from mlperf_scaling.tasks.metrics.predict import (
     two_part_model,
 )
 from mlperf_scaling.tasks.score.rules import ruleset_name
+from mlperf_scaling.warehouse.read import read_stored_scores
 
 Model = Callable[[pl.DataFrame, float, dict], float | None]
 
@@ -152,11 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warehouse", default="data/mlperf.duckdb")
     parser.add_argument("--rounds", nargs="+")
     args = parser.parse_args(argv)
-    connection = duckdb.connect(args.warehouse, read_only=True)
-    try:
-        scores = connection.sql("select * from scores").pl()
-    finally:
-        connection.close()
+    scores = read_stored_scores(args.warehouse)
     if args.rounds:
         scores = scores.filter(pl.col("round").is_in(args.rounds))
     efficiency, _ = efficiency_table(scores)

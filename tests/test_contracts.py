@@ -3,31 +3,40 @@ agree, and every table the pipeline loads has a contract."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import PROJECT
 
 from mlperf_scaling.contracts import TABLE_CONTRACTS
+from mlperf_scaling.warehouse.ddl import duckdb_type, table_ddl
 from mlperf_scaling.warehouse.describe import README_END, README_START, describe, readme_section
 from mlperf_scaling.warehouse.load import ANALYSIS_TABLES, ROUND_TABLES, TREND_TABLES
 
-# DuckDB's type names for the polars types the contracts use
-DUCKDB_TYPE = {"String": "VARCHAR", "Int64": "BIGINT", "Float64": "DOUBLE", "Boolean": "BOOLEAN"}
 
-
-def _duckdb_type(dtype: str) -> str:
-    return "TIMESTAMP" if dtype.startswith("Datetime") else DUCKDB_TYPE[dtype]
-
-
-def test_the_ddl_and_the_contracts_list_the_same_columns_with_the_same_types():
+def test_the_tables_are_their_contracts():
+    """The DDL is generated from the contracts: DuckDB holds exactly their columns, types, nullability, comments and keys."""
     tables = {relation.name: relation for relation in describe() if relation.kind == "table"}
     assert set(tables) == set(TABLE_CONTRACTS) | {"warehouse_info"}
     for name, contract in TABLE_CONTRACTS.items():
-        columns = contract.to_schema().columns
-        ddl = tables[name].columns
-        assert [c.name for c in ddl] == list(columns), name
-        for column in ddl:
-            model = columns[column.name]
-            assert column.type == _duckdb_type(str(model.dtype)), (name, column.name)
-            assert column.nullable == model.nullable, (name, column.name)
+        schema = contract.to_schema()
+        assert tables[name].comment == schema.description
+        assert [(c.name, c.nullable, c.comment) for c in tables[name].columns] == [
+            (column_name, column.nullable, column.description) for column_name, column in schema.columns.items()], name
+        assert [c.type.lower() for c in tables[name].columns] == [duckdb_type(column.dtype) for column in schema.columns.values()]
+
+
+def test_a_column_added_to_a_contract_is_a_column_of_the_table():
+    import pandera.polars as pa
+
+    from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
+
+    class Wider(PlanBacktestSchema):
+        seconds_saved: float | None = pa.Field(nullable=True, description="what a new column would say")
+
+    ddl = table_ddl("plan_backtest", Wider)
+    assert "    seconds_saved" in ddl and "comment on column plan_backtest.seconds_saved is 'what a new column would say';" in ddl
+    assert "primary key (round, benchmark, accelerator_group, accelerators, model)" in ddl
+    with pytest.raises(ValueError, match="plan_backtest.undescribed has no description"):
+        table_ddl("plan_backtest", type("Bare", (PlanBacktestSchema,), {"__annotations__": {"undescribed": int}, "undescribed": pa.Field()}))
 
 
 def test_every_table_view_and_column_has_a_comment():

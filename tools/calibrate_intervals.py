@@ -16,12 +16,12 @@ import argparse
 import sys
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
 from mlperf_scaling.tasks.metrics.calibration import CALIBRATION_COLUMNS, Calibration, calibration_rows
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table
+from mlperf_scaling.warehouse.read import read_stored_scores
 
 TARGET = Path(__file__).resolve().parents[1] / "mlperf_scaling" / "reference" / "interval_calibration.tsv"
 HEADER = ("# The planner's interval calibration (tasks/metrics/calibration.py), learnt from the backtests of the rounds listed\n"
@@ -58,12 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("warehouse")
     parser.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
     args = parser.parse_args(argv)
-    connection = duckdb.connect(args.warehouse, read_only=True)
-    try:
-        scores = connection.sql("select * from scores").pl()
-    finally:
-        connection.close()
-    raw, rows = learn(scores)
+    raw, rows = learn(read_stored_scores(args.warehouse))
     text = render(rows)
     print(out_of_sample_coverage(raw, rows))
     if args.check:

@@ -2,24 +2,8 @@
 
 from __future__ import annotations
 
-import pandera.polars as pa
-
-from mlperf_scaling.contracts.common import Contract, round_field
+from mlperf_scaling.contracts.common import Contract
 
 
-class SoftwareGainsSchema(Contract):
-    round: str = round_field()
-    previous_round: str = round_field()
-    benchmark_canonical: str = pa.Field()
-    accelerator_group: str = pa.Field()
-    benchmark: str = pa.Field()
-    submitter: str = pa.Field()
-    system: str = pa.Field()
-    accelerators: int = pa.Field(ge=1)
-    measured_min: float = pa.Field(gt=0)
-    predicted_min: float = pa.Field()
-    time_ratio: float = pa.Field()
-    extrapolated: bool = pa.Field()
-
-    class Config:
-        unique = ["round", "benchmark_canonical", "accelerator_group", "submitter", "system"]
+class SoftwareGainsSchema(Contract, table="software_gains"):
+    """Its columns: contracts/tables/software_gains.yaml."""

@@ -32,12 +32,14 @@ def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnect
 
 
 def sql_files() -> list[tuple[str, str]]:
-    """The warehouse's DDL, one file per table (sql/tables/) then per view (sql/views/), in file-name order."""
-    found = []
-    for kind in ("tables", "views"):
-        folder = resources.files("mlperf_scaling.warehouse").joinpath("sql", kind)
-        for name in sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".sql")):
-            found.append((f"{kind}/{name}", folder.joinpath(name).read_text(encoding="utf-8")))
+    """The warehouse's DDL: every table, generated from its contract (warehouse/ddl.py), then every view (sql/views/),
+    in file-name order."""
+    from mlperf_scaling.warehouse.ddl import tables_ddl
+
+    found = [(f"tables/{table}", text) for table, text in tables_ddl()]
+    folder = resources.files("mlperf_scaling.warehouse").joinpath("sql", "views")
+    for name in sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".sql")):
+        found.append((f"views/{name}", folder.joinpath(name).read_text(encoding="utf-8")))
     return found
 
 

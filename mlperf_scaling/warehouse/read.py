@@ -43,6 +43,19 @@ def read_query(connection: duckdb.DuckDBPyConnection, name: str, **parameters) -
     return connection.sql(query_text(name), params=parameters).pl()
 
 
+def read_stored_scores(path: Path | str) -> pl.DataFrame:
+    """The `scores` of a warehouse file, whatever version of the other tables' definitions wrote it: what tools that
+    analyse the scores again with today's code read (their columns change only with the scoring)."""
+    problem = file_problem(path)
+    if problem is not None or not Path(path).is_file():
+        raise WarehouseMissing(problem or f"no warehouse at {path}: run `mlperf-scaling run` (or `ingest`) first")
+    connection = connect(path, read_only=True)
+    try:
+        return connection.sql("select * from scores").pl()
+    finally:
+        connection.close()
+
+
 def read_queries(path: Path | str, *names: str, **parameters) -> list[pl.DataFrame]:
     """Open the warehouse read-only, run the named queries, close it."""
     connection = open_reader(path)
