@@ -10,7 +10,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -19,6 +19,9 @@ from mlperf_scaling.runtime import quick_exit  # first of the project's imports:
 from mlperf_scaling.runtime.interrupts import end_at_once_on_signals
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
+
+if TYPE_CHECKING:
+    from mlperf_scaling.tasks.load.outcome import RoundOutcome
 
 _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_WAREHOUSE     the DuckDB file (data/mlperf.duckdb)
@@ -52,19 +55,19 @@ def _prepare_environment() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
-def _print_summaries(summaries: list[dict]) -> int:
+def _print_summaries(outcomes: list[RoundOutcome]) -> int:
     from mlperf_scaling.terminal import Column, print_fitted
 
     columns = [Column("round", text=True), Column("status", text=True), Column("systems"), Column("runs"), Column("valid runs"),
                Column("scores"), Column("scored"), Column("rejected"), Column("seconds"), Column("source", text=True, drop=1)]
     failed = 0
     rows, notes = [], []
-    for s in summaries:
-        failed += s["status"] == "failed" or bool(s.get("analysis_failed"))
-        rows.append([s["round"], s["status"], f"{s['n_systems']:,}", f"{s['n_runs']:,}", f"{s['n_valid_runs']:,}",
-                     f"{s['n_scores']:,}", f"{s['n_scored']:,}", f"{s['n_rejections']:,}", f"{s['seconds']:.1f}", s["source"]])
-        if s.get("message"):
-            notes.append(f"{s['round']}: {s['message']}")
+    for o in outcomes:
+        failed += o.failed
+        rows.append([o.round or "", o.status, f"{o.n_systems:,}", f"{o.n_runs:,}", f"{o.n_valid_runs:,}", f"{o.n_scores:,}",
+                     f"{o.n_scored:,}", f"{o.n_rejections:,}", f"{o.seconds:.1f}", o.source])
+        if o.message:
+            notes.append(f"{o.round}: {o.message}")
     console = _console()
     print_fitted(console, columns, rows, see_all="the ingestions table holds it")
     for note in notes:  # below the table, whole: a long reason must not squeeze the columns
@@ -280,7 +283,7 @@ _FLOWS = {
 }
 
 
-def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict] | None = None) -> int:
+def _command(args: argparse.Namespace, settings: Settings, unchanged: list[RoundOutcome] | None = None) -> int:
     if args.command == "paper-table":
         return _paper_table(args.round_name, args.warehouse)
     if args.command == "explore":
@@ -311,10 +314,10 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict]
         except SourceError as exc:  # the remote cannot be reached: an error, never "nothing new"
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 1
-        for round_name, action in result["found"].items():
+        for round_name, action in result.found.items():
             print(f"{round_name:<6} {action}")
-        print(f"started: {', '.join(result['started']) or 'nothing'}")
-        return _print_summaries(result["summaries"]) if result["summaries"] else 0
+        print(f"started: {', '.join(result.started) or 'nothing'}")
+        return _print_summaries(result.outcomes) if result.outcomes else 0
     if args.command == "analyze":
         if not 0 < args.threshold < 1:
             print("mlperf-scaling: --threshold must be between 0 and 1", file=sys.stderr)
@@ -326,7 +329,7 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict]
         from mlperf_scaling.tasks.source.members import SourceError
 
         try:
-            summaries = result_of(ingest_sources(
+            outcomes = result_of(ingest_sources(
                 [str(s) for s in args.sources], str(args.warehouse), args.round_name, str(args.notes) if args.notes else None,
                 settings=settings, return_state=True,
             ))
@@ -334,25 +337,25 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[dict]
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 2
     elif unchanged is not None:
-        summaries = unchanged
+        outcomes = unchanged
     else:
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.pipeline import mlperf_pipeline
         from mlperf_scaling.tasks.source.members import SourceError
 
         try:
-            summaries = result_of(mlperf_pipeline(
+            outcomes = result_of(mlperf_pipeline(
                 args.rounds, str(args.warehouse), str(args.mirror) if args.mirror else None, args.remote_base, str(args.reports),
                 args.force, settings=settings, return_state=True,
             ))
         except SourceError as exc:  # no round could even be listed (the remote cannot be reached)
             print(f"mlperf-scaling: {exc}", file=sys.stderr)
             return 1
-    status = _print_summaries(summaries)
+    status = _print_summaries(outcomes)
     print(f"warehouse: {args.warehouse}")
-    for summary in summaries:
-        if summary.get("report"):
-            print(f"report {summary['round']}: {summary['report']}")
+    for outcome in outcomes:
+        if outcome.report:
+            print(f"report {outcome.round}: {outcome.report}")
     trends = Path(getattr(args, "reports", settings.reports)) / "trends" / "index.html"
     if args.command == "run" and trends.is_file():
         print(f"across rounds: {trends}")
@@ -421,11 +424,11 @@ def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float =
     from mlperf_scaling.flows.publish import publish_round
     from mlperf_scaling.tasks.publish.steps import write_explorer_pages
 
-    result = analyze_round(round_name, str(warehouse), threshold)
+    analysis = analyze_round(round_name, str(warehouse), threshold)
     published = publish_round(round_name, str(warehouse), str(reports), plot_formats, embed_plots)
     write_explorer_pages(str(warehouse), str(reports))  # the explorer shows the new analysis too
-    print(f"{round_name}: {result['n_systems']} systems analysed, {result['n_excluded']} score rows left out")
-    print(f"report: {published['report']}")
+    print(f"{round_name}: {analysis.efficiency.height} systems analysed, {analysis.exclusions.height} score rows left out")
+    print(f"report: {published.report}")
     return 0
 
 

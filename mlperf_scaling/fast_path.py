@@ -10,14 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from mlperf_scaling.settings import source_for_round
+from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.versions import is_unchanged, loaded_versions
 from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.releases import rounds_in_mirror
 from mlperf_scaling.tasks.source.resolve import is_network_source, resolve_source, source_version
 
 
-def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: str, warehouse: Path, reports: Path) -> list[dict] | None:
-    """The summaries of a run in which every round is unchanged, or None when the run has work to do."""
+def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: str, warehouse: Path, reports: Path) -> list[RoundOutcome] | None:
+    """The outcomes of a run in which every round is unchanged, or None when the run has work to do."""
     if mirror is None or not mirror.is_dir():
         return None  # rounds at a remote: their versions need the network, which the full run handles with retries
     wanted = rounds or rounds_in_mirror(mirror)
@@ -25,7 +26,7 @@ def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: st
     if not wanted or not all(page.is_file() for page in pages):
         return None
     loaded = loaded_versions(str(warehouse))
-    summaries = []
+    outcomes = []
     for round_name in wanted:
         spec = source_for_round(round_name, mirror, remote_base)
         report = reports / round_name / "index.html"
@@ -38,5 +39,5 @@ def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: st
             return None
         if not is_unchanged(loaded.get(round_name), version):
             return None
-        summaries.append({**loaded[round_name], "status": "unchanged", "message": "same version already loaded", "report": str(report)})
-    return summaries
+        outcomes.append(RoundOutcome.from_ingestion(loaded[round_name], status=UNCHANGED, message="same version already loaded", report=str(report)))
+    return outcomes

@@ -240,7 +240,7 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     result = ScoredRound(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
     load_round.fn(result, validate_round.fn(result), str(warehouse_path))
 
-    assert analyze_round("v4.1", str(warehouse_path))["n_systems"] == 153
+    assert analyze_round("v4.1", str(warehouse_path)).efficiency.height == 153
     published = publish_round("v4.1", str(warehouse_path), str(tmp_path / "reports"))
     with connect(warehouse_path, read_only=True) as connection:
         assert connection.execute("select count(*) from efficiency where round = 'v4.1'").fetchone()[0] == 153
@@ -268,7 +268,7 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     llama = recommendations.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")).row(0, named=True)
     assert llama["basis"] == "measured" and llama["accelerators"] == 128
     # by default the plots are linked from the summary, not sent as images: one summary, table and report link per round
-    assert published["artifacts"] == ["scaling-summary-v4-1", "efficiency-v4-1", "report-v4-1"]
+    assert published.artifacts == ["scaling-summary-v4-1", "efficiency-v4-1", "report-v4-1"]
 
     async def artifacts(key: str) -> list[str]:
         from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
@@ -284,7 +284,7 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     # asked for (MLPERF_ARTIFACT_IMAGES=embed), the scaling and time plots are image artifacts too, each far under the
     # server's 1.5 MB event limit; the plots are not drawn again
     again = publish_round("v4.1", str(warehouse_path), str(tmp_path / "reports"), embed_plots=True)
-    assert len([key for key in again["artifacts"] if key.startswith("plot-v4-1-")]) == 14  # 7 benchmarks, 2 plots each
+    assert len([key for key in again.artifacts if key.startswith("plot-v4-1-")]) == 14  # 7 benchmarks, 2 plots each
     images = asyncio.run(artifacts("plot-v4-1-llama2-70b-lora-scaling"))
     assert images and all(image.startswith("data:image/svg+xml;base64,") and 10_000 < len(image) < 500_000 for image in images)
 

@@ -22,6 +22,7 @@ import polars as pl
 import pytest
 from conftest import official_verdict, score_stream
 
+from mlperf_scaling.tasks.load.outcome import ValidatedRound
 from mlperf_scaling.tasks.load.steps import validate_round
 from mlperf_scaling.tasks.score.steps import ScoredRound
 from mlperf_scaling.tasks.source.members import SourceError
@@ -48,9 +49,9 @@ def ingest(folder: Path) -> dict[str, pl.DataFrame]:
 OURS_NOT_OFFICIAL = {"run_stop before run_start", "NaN value in an event"}
 
 
-def reason_for(frames: dict[str, pl.DataFrame], path: str) -> str:
-    found = frames["rejections"].filter(pl.col("path") == path)["reason"].to_list()
-    assert len(found) == 1, f"{path}: {found} in\n{frames['rejections']}"
+def reason_for(frames: ValidatedRound, path: str) -> str:
+    found = frames.rejections.filter(pl.col("path") == path)["reason"].to_list()
+    assert len(found) == 1, f"{path}: {found} in\n{frames.rejections}"
     return found[0]
 
 
@@ -221,11 +222,11 @@ def test_bad_input(case: Case, real_slice, tmp_path):
         else:
             assert reason == case.reason
         # who and what the file belongs to, read from its place, in every rejection that has one
-        row = frames["rejections"].filter(pl.col("path") == case.path).row(0, named=True)
+        row = frames.rejections.filter(pl.col("path") == case.path).row(0, named=True)
         expected_place = ("NVIDIA", "b200_preview_nemo", None if case.path == SYSTEM else "llama2_70b_lora")
         if case.path.startswith((FOLDER + "/", SYSTEM)):
             assert (row["submitter"], row["system"], row["benchmark"]) == expected_place
-    runs = frames["runs"]
+    runs = frames.runs
     assert int(runs["is_valid"].sum()) == case.valid_runs
     mutated = root / LOG
     if mutated.is_file() and case.name not in OURS_NOT_OFFICIAL and max(map(len, mutated.read_bytes().splitlines() or [b""])) < 100_000:
@@ -236,10 +237,10 @@ def test_bad_input(case: Case, real_slice, tmp_path):
         assert mine == ([verdict] if verdict is not None else [False]), (case.name, verdict, mine)
     # every good row still loads: the other runs, the score row, and the system unless it was the mutated file
     assert runs.filter(pl.col("file_name") != "result_3.txt")["is_valid"].all()
-    score = frames["scores"].filter(pl.col("benchmark") == "llama2_70b_lora").row(0, named=True)
+    score = frames.scores.filter(pl.col("benchmark") == "llama2_70b_lora").row(0, named=True)
     assert score["status"] == case.score_status
     if case.path != SYSTEM:
-        assert frames["systems"].height == 1 and frames["systems"]["accelerators"][0] == 8
+        assert frames.systems.height == 1 and frames.systems["accelerators"][0] == 8
 
 
 def test_the_corpus_is_large_enough():
@@ -251,7 +252,7 @@ def test_contradicting_node_counts_keep_the_first_and_say_so(real_slice, tmp_pat
     shutil.copytree(real_slice, root)
     text = (root / SYSTEM).read_text().replace('"number_of_nodes": "1",', '"number_of_nodes": "1", "number of nodes": "4",')
     (root / SYSTEM).write_text(text)
-    system = ingest(root)["systems"].row(0, named=True)
+    system = ingest(root).systems.row(0, named=True)
     assert system["accelerators"] == 8
     assert "contradicting values for number_of_nodes: '1' kept, '4' ignored" in system["notes"]
 
@@ -261,9 +262,9 @@ def test_missing_node_count_loads_the_system_without_an_accelerator_count(real_s
     shutil.copytree(real_slice, root)
     (root / SYSTEM).write_text((root / SYSTEM).read_text().replace('"number_of_nodes": "1",', ""))
     frames = ingest(root)
-    system = frames["systems"].row(0, named=True)
+    system = frames.systems.row(0, named=True)
     assert system["accelerators"] is None and "accelerator count unknown: number_of_nodes missing" in system["notes"]
-    assert frames["scores"]["accelerators"][0] is None and frames["scores"]["status"][0] == "scored"
+    assert frames.scores["accelerators"][0] is None and frames.scores["status"][0] == "scored"
 
 
 # --- archives --------------------------------------------------------------------------------------------------

@@ -65,11 +65,11 @@ def prepared_round(source: Path) -> Path:
             resolved = resolve_source(str(source))
             data, provenance = read_shipped_round(resolved.round)
             scored = ScoredRound(resolved, provenance, data, dt.datetime.now(dt.UTC).replace(tzinfo=None))
-            frames = validate_round.fn(scored)
+            validated = validate_round.fn(scored)
             ingestion = ingestion_row(resolved, provenance, scored.started_at, IngestionStatus.SUCCEEDED,
-                                      message=data.rules.note, frames=frames, data=data)
+                                      message=data.rules.note, validated=validated, data=data)
             part = kept.with_suffix(".part")
-            part.write_bytes(pickle.dumps((resolved.round, frames, ingestion)))
+            part.write_bytes(pickle.dumps((resolved.round, validated.tables(), ingestion)))
             part.replace(kept)
     return kept
 
@@ -216,10 +216,10 @@ def test_a_remote_that_hangs_or_refuses_fails_alone_after_bounded_retries(prefec
         elapsed = time.monotonic() - started
     finally:
         silent.close()
-    by_round = {s["round"]: s for s in summaries}
-    assert by_round["v9.8"]["status"] == "failed" and "did not finish within 2 s" in by_round["v9.8"]["message"]
-    assert by_round["v9.9"]["status"] == "failed" and "git ls-remote failed" in by_round["v9.9"]["message"]
-    assert by_round["v4.1"]["status"] == "succeeded"
+    by_round = {s.round: s for s in summaries}
+    assert by_round["v9.8"].status == "failed" and "did not finish within 2 s" in by_round["v9.8"].message
+    assert by_round["v9.9"].status == "failed" and "git ls-remote failed" in by_round["v9.9"].message
+    assert by_round["v4.1"].status == "succeeded"
     assert elapsed < 60  # bounded: two attempts of two seconds for the hanging remote
     assert _ingestion_statuses(warehouse_path) == [("v4.1", "succeeded"), ("v9.8", "failed"), ("v9.9", "failed")]
 
@@ -284,9 +284,9 @@ def test_a_remote_that_disappears_after_its_version_check_fails_that_round_only(
 
     monkeypatch.setattr(mlperf_scaling.tasks.source.resolve, "clone_sparse", vanishing_clone)
     summaries = result_of(ingest_sources([f"file://{remote}", str(real_slice)], str(warehouse_path), force=True, return_state=True))
-    by_round = {s["round"]: s for s in summaries}
-    assert by_round["v4.0"]["status"] == "failed" and "git clone failed" in by_round["v4.0"]["message"]
-    assert by_round["v4.1"]["status"] == "succeeded"
+    by_round = {s.round: s for s in summaries}
+    assert by_round["v4.0"].status == "failed" and "git clone failed" in by_round["v4.0"].message
+    assert by_round["v4.1"].status == "succeeded"
 
 
 API_CHILD = """

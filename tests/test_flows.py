@@ -44,9 +44,9 @@ def test_pipeline_uses_the_mirror_and_survives_a_failing_round(prefect_isolated,
     assert by_name["ingest-v9-9"].is_failed() and "git ls-remote failed" in by_name["ingest-v9-9"].message
     assert by_name["ingest-v4-1"].is_completed() and by_name["publish-v4-1"].is_completed()
     summaries = result_of(state)
-    by_round = {s["round"]: s for s in summaries}
-    assert by_round["v4.1"]["status"] == "succeeded" and by_round["v4.1"]["n_scores"] == 1
-    assert by_round["v9.9"]["status"] == "failed" and "git ls-remote failed" in by_round["v9.9"]["message"]
+    by_round = {s.round: s for s in summaries}
+    assert by_round["v4.1"].status == "succeeded" and by_round["v4.1"].n_scores == 1
+    assert by_round["v9.9"].status == "failed" and "git ls-remote failed" in by_round["v9.9"].message
     with connect(warehouse_path, read_only=True) as connection:
         assert connection.execute("select status, n_missing from scores").fetchall() == [("scored_incomplete", 1)]
         statuses = connection.execute("select round, status from ingestions order by round").fetchall()
@@ -71,7 +71,7 @@ def test_pipeline_says_when_a_round_loads_but_cannot_be_published(prefect_isolat
     # published in the background: its failure still reaches the round's summary and the pipeline's state
     assert state.is_failed() and "v4.1: loaded, but analysis failed" in state.message
     (summary,) = result_of(state)
-    assert summary["status"] == "succeeded" and summary["analysis_failed"] and "report" not in summary
+    assert summary.status == "succeeded" and summary.analysis_failed and summary.report is None
 
 
 def test_cli_ingest_prints_counts(prefect_isolated, real_slice, warehouse_path, capsys):

@@ -113,7 +113,7 @@ def test_one_bad_value_fails_only_its_file_and_never_reaches_a_table(case):
     assert others["is_valid"].all()
     assert data.scores.height == 1
     frames = validate_round.fn(ScoredRound(resolve_source(str(ROOT)), Provenance(), data, dt.datetime.now(dt.UTC).replace(tzinfo=None)))
-    assert sum(frame.height for name, frame in frames.items() if name != "rejections") > 0
+    assert sum(frame.height for name, frame in frames.tables().items() if name != "rejections") > 0
 
 
 # ------------------------------------------------------------------------------------------------------------------

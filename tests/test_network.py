@@ -59,7 +59,7 @@ def test_the_pipeline_probes_an_unreachable_remote_once(prefect_isolated, wareho
                             return_state=True)
     assert state.is_failed() and "3 of 3 rounds failed" in state.message
     assert calls == ["ls-remote"]  # one probe, no retries, no probe per round
-    by_round = {s["round"]: s["message"] for s in result_of(state)}
+    by_round = {s.round: s.message for s in result_of(state)}
     assert "cannot reach the remote" in by_round["v4.1"] and by_round["v6.0"].startswith("not tried, the remote cannot be reached")
 
 
@@ -70,5 +70,5 @@ def test_offline_refuses_the_network(prefect_isolated, warehouse_path, real_slic
     monkeypatch.setenv("MLPERF_OFFLINE", "1")
     state = ingest_sources(["https://github.com/mlcommons/training_results_v4.1", str(real_slice)], str(warehouse_path),
                            return_state=True)
-    assert [s["status"] for s in result_of(state)] == ["failed", "succeeded"]  # the URL refused, the local copy loaded
+    assert [s.status for s in result_of(state)] == ["failed", "succeeded"]  # the URL refused, the local copy loaded
     assert state.is_failed() and "--offline (MLPERF_OFFLINE) forbids the network" in state.message

@@ -58,11 +58,11 @@ def test_an_ingest_on_a_two_worker_dask_cluster_gives_the_same_tables(prefect_is
 
     source = str(fixture_round("v5.1", tmp_path / "slice"))
     before = completed_task_runs("parse-logs")
-    assert ingest_round(source, str(tmp_path / "dask.duckdb"))["status"] == "succeeded"
+    assert ingest_round(source, str(tmp_path / "dask.duckdb")).status == "succeeded"
     on_dask = completed_task_runs("parse-logs", at_least=before + 1)
     assert on_dask > before  # the batch ran on the cluster, as a task run the Prefect API knows
     monkeypatch.setenv(runners.RUNNER_VARIABLE, runners.LOCAL)
-    assert ingest_round(source, str(tmp_path / "local.duckdb"))["status"] == "succeeded"
+    assert ingest_round(source, str(tmp_path / "local.duckdb")).status == "succeeded"
     assert completed_task_runs("parse-logs") == on_dask  # the local pools: no task run per batch
     assert round_tables(tmp_path / "dask.duckdb") == round_tables(tmp_path / "local.duckdb")
     assert round_tables(tmp_path / "dask.duckdb")["runs"][0] == 10

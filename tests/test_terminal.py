@@ -170,8 +170,10 @@ def test_query_records_stack_every_row(v41_warehouse, at_width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_run_summary_keeps_every_count(at_width, width, monkeypatch):
-    summary = {"round": "v4.1", "status": "succeeded", "n_systems": 160, "n_runs": 1_663, "n_valid_runs": 1_615, "n_scores": 162,
-               "n_scored": 158, "n_rejections": 12, "seconds": 3.4, "source": "../shared/mlperf/training_results_v4.1.tar.gz"}
+    from mlperf_scaling.tasks.load.outcome import RoundOutcome
+
+    summary = RoundOutcome("v4.1", "succeeded", "../shared/mlperf/training_results_v4.1.tar.gz", n_systems=160, n_runs=1_663,
+                           n_valid_runs=1_615, n_scores=162, n_scored=158, n_rejections=12, seconds=3.4)
     console = Console(width=width, color_system=None, highlight=False)
     monkeypatch.setattr(cli, "_console", lambda: console)
     with console.capture() as captured:

@@ -44,7 +44,7 @@ def test_loading_a_round_twice_gives_identical_tables(warehouse_path):
     before = _checksums(warehouse_path)
     second = _load("v4.1", warehouse_path)
     assert _checksums(warehouse_path) == before
-    assert first["n_scores"] == second["n_scores"] == 154
+    assert first.n_scores == second.n_scores == 154
     with connect(warehouse_path, read_only=True) as connection:
         assert connection.execute("select count(*) from ingestions where round = 'v4.1'").fetchone()[0] == 2
         assert connection.execute("select count(*) from scores where round = ?", ["v4.1"]).fetchone()[0] == 154
@@ -81,7 +81,7 @@ def test_a_failed_load_rolls_back_and_keeps_the_previous_version(warehouse_path)
     before = _checksums(warehouse_path)
     result = _result("v4.1")
     frames = validate_round.fn(result)
-    frames["runs"] = frames["runs"].with_columns(pl.lit("v9.9").alias("round"))  # rows of the wrong round
+    frames.runs = frames.runs.with_columns(pl.lit("v9.9").alias("round"))  # rows of the wrong round
     with pytest.raises(ValueError, match="another round"):
         load_round.fn(result, frames, str(warehouse_path))
     assert _checksums(warehouse_path) == before
@@ -254,7 +254,7 @@ def test_an_unchanged_run_is_answered_without_starting_anything(real_slice, tmp_
         (reports / page).parent.mkdir(parents=True, exist_ok=True)
         (reports / page).write_text("<html></html>")
     (summary,) = unchanged_run(None, mirror, "https://example.org/", warehouse, reports)
-    assert (summary["round"], summary["status"], summary["n_runs"]) == ("v4.1", "unchanged", 10)
+    assert (summary.round, summary.status, summary.n_runs) == ("v4.1", "unchanged", 10)
     assert unchanged_run(["v4.1", "v5.1"], mirror, "https://example.org/", warehouse, reports) is None  # v5.1 not in the mirror
     with archive.open("ab") as handle:  # another version of the round: the full run
         handle.write(b"\0" * 512)

@@ -57,12 +57,12 @@ def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remot
     work, remote_folder = remote
     reports = str(tmp_path / "reports")
     first = watch_releases(str(warehouse_path), str(remote_folder), reports)  # a plain folder works as the base
-    assert first["started"] == ["v4.0", "v4.1"]
-    assert all(s["status"] == "succeeded" for s in first["summaries"])
+    assert first.started == ["v4.0", "v4.1"]
+    assert all(s.status == "succeeded" for s in first.outcomes)
     assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1"]
 
     again = watch_releases(str(warehouse_path), f"file://{remote_folder}", reports)
-    assert again["started"] == [] and set(again["found"].values()) == {UNCHANGED}
+    assert again.started == [] and set(again.found.values()) == {UNCHANGED}
     assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1"]
 
     # a new round appears after the newest known: exactly that round is ingested
@@ -70,7 +70,7 @@ def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remot
     shutil.copytree(work / "training_results_v4.1", new_round, ignore=shutil.ignore_patterns(".git"))
     publish(new_round, remote_folder)
     third = watch_releases(str(warehouse_path), str(remote_folder), reports)
-    assert third["started"] == ["v5.0"]
+    assert third.started == ["v5.0"]
     assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1", "v5.0"]
 
     # a new commit on a known round: that round only is ingested again
@@ -78,7 +78,7 @@ def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remot
     shutil.copyfile(gpt3 / "result_0.txt", gpt3 / "result_3.txt")
     publish(work / "training_results_v4.0", remote_folder)
     fourth = watch_releases(str(warehouse_path), str(remote_folder), reports)
-    assert fourth["started"] == ["v4.0"] and fourth["found"]["v4.0"] == "changed"
+    assert fourth.started == ["v4.0"] and fourth.found["v4.0"] == "changed"
     assert ingested_rounds(warehouse_path) == ["v4.0", "v4.1", "v5.0", "v4.0"]
     with connect(warehouse_path, read_only=True) as connection:
         assert connection.execute("select n_runs from scores where round = 'v4.0'").fetchall() == [(4,)]
@@ -90,8 +90,8 @@ def test_watch_ingests_new_rounds_then_only_what_changes(prefect_isolated, remot
     publish(work / "training_results_v4.0", remote_folder)
     fifth = watch_releases(str(warehouse_path), str(remote_folder), reports, return_state=True)
     assert fifth.is_failed()
-    (summary,) = result_of(fifth)["summaries"]
-    assert summary["status"] == "failed" and summary["message"] == (
+    (summary,) = result_of(fifth).outcomes
+    assert summary.status == "failed" and summary.message == (
         "the new version of v4.0 has 1 systems, 1 runs and 0 scored rows where the warehouse holds 1 systems, 4 runs and 1 scored "
         "rows: refused, the loaded version stays (--allow-shrink loads it anyway)")
     with connect(warehouse_path, read_only=True) as connection:
@@ -122,9 +122,11 @@ def test_the_watch_artifact_says_when_a_round_is_newer_than_the_rules():
 
 
 def test_the_watch_artifact_lists_the_rounds_that_failed():
-    summaries = [{"round": "v4.1", "status": "succeeded", "message": None},
-                 {"round": "v6.0", "status": "failed", "message": "RemoteUnreachable: git clone failed: cannot reach the remote"},
-                 {"round": "v6.1", "status": "succeeded", "analysis_failed": True, "message": "loaded, but analysis failed: ValueError: x"}]
+    from mlperf_scaling.tasks.load.outcome import RoundOutcome
+
+    summaries = [RoundOutcome("v4.1", "succeeded", "a"),
+                 RoundOutcome("v6.0", "failed", "b", "RemoteUnreachable: git clone failed: cannot reach the remote"),
+                 RoundOutcome("v6.1", "succeeded", "c", "loaded, but analysis failed: ValueError: x", analysis_failed=True)]
     text = watch_markdown("file:///r/", compare_with_warehouse({"v4.1": "abc"}, {}), ["v4.1", "v6.0", "v6.1"], summaries)
     assert "**2 of 3 rounds failed:**" in text
     assert "- **v6.0**: RemoteUnreachable: git clone failed: cannot reach the remote" in text

@@ -6,13 +6,13 @@ from prefect import flow, get_run_logger
 
 from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.runtime.naming import round_run_name
-from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
+from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, compute_round_analysis, compute_trends, write_round_analysis, write_trends
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import publish_explorer, publish_site_index, publish_trends
 
 
 @flow(name="analyze-round", flow_run_name=round_run_name("analyze"))
-def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> dict:
+def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> RoundAnalysis:
     """Speedup, efficiency, clusters and scaling fits of a round's scores, written to the warehouse.
 
     `threshold`: the efficiency below which a fitted curve's knee is reported, besides 0.5.
@@ -20,16 +20,17 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> di
     return analyze_round_tasks(round_name, warehouse, threshold)
 
 
-def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5) -> dict:
+def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5) -> RoundAnalysis:
     """The tasks of `analyze_round`, run in the calling flow: the main job runs them in its own flow run, where a
-    subflow per round cost 0.17 s and as much CPU again in Prefect's server, nine times, for no step of its own."""
+    subflow per round cost 0.17 s and as much CPU again in Prefect's server, nine times, for no step of its own.
+    Returns the analysis written, for publishing to take as it is."""
     analysis = compute_round_analysis(warehouse, round_name, threshold)
     write_round_analysis(warehouse, untraversed(analysis))
     get_run_logger().info(
         "%s: %d systems analysed in %d benchmarks, %d score rows left out",
         round_name, analysis.efficiency.height, analysis.efficiency["benchmark"].n_unique(), analysis.exclusions.height,
     )
-    return {"round": round_name, "n_systems": analysis.efficiency.height, "n_excluded": analysis.exclusions.height}
+    return analysis
 
 
 @flow(name="analyze-trends")

@@ -11,6 +11,7 @@ from mlperf_scaling.rounds import round_from_name
 from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.runtime.interrupts import now_doing
 from mlperf_scaling.settings import Settings
+from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.steps import check_loaded, load_round, record_failure, validate_round
 from mlperf_scaling.tasks.parse.steps import read_round
 from mlperf_scaling.tasks.publish.steps import publish_rejections
@@ -38,10 +39,10 @@ def ingest_round(
     notes_dir: str | None = None,
     force: bool = False,
     settings: Settings | None = None,
-) -> dict:
+) -> RoundOutcome:
     """Read, judge, score, validate and load one round, unless the warehouse holds this very version already.
 
-    A failure is recorded in `ingestions` and ends this flow run Failed with the reason (its data the summary),
+    A failure is recorded in `ingestions` and ends this flow run Failed with the reason (its data the outcome),
     never raised: other rounds go on.
     """
     logger = get_run_logger()
@@ -61,23 +62,23 @@ def ingest_round(
         loaded = None if force else check_loaded(warehouse, round_name, version)
         if loaded is not None:
             logger.info("%s unchanged (%s): skipped", round_name, version.commit or version.sha256)
-            return {**loaded, "status": "unchanged", "message": "same version already loaded"}
+            return RoundOutcome.from_ingestion(loaded, status=UNCHANGED, message="same version already loaded")
         judge = judge_for(rules_for_round(round_name))  # runs in the parsing workers, where the lines are
         files = read_round.with_options(retries=retries, retry_delay_seconds=settings.retry_delay_s)(
             source, round_name, notes_dir, judge, settings.clone_timeout_s, settings.max_source_bytes
         )
         # untraversed(): Prefect would otherwise walk every object inside (thousands of parsed logs)
         scored = score(untraversed(files))
-        frames = validate_round(untraversed(scored))
-        summary = load_round(untraversed(scored), untraversed(frames), warehouse, settings.allow_shrink)
-        publish_rejections(round_name, frames["rejections"])
-        return summary
+        validated = validate_round(untraversed(scored))
+        outcome = load_round(untraversed(scored), untraversed(validated), warehouse, settings.allow_shrink)
+        publish_rejections(round_name, validated.rejections)
+        return outcome
     except Exception as exc:  # one bad round must not stop the others
         message = said(exc)
         logger.error("ingestion of %s failed: %s", source, message)
-        summary = record_failure(source, round_name, warehouse, message)
-        summary["remote_unreachable"] = isinstance(exc, RemoteUnreachable)
-        return round_failed(summary)  # type: ignore[return-value]
+        outcome = record_failure(source, round_name, warehouse, message)
+        outcome.remote_unreachable = isinstance(exc, RemoteUnreachable)
+        return round_failed(outcome)  # type: ignore[return-value]
 
 
 @flow(name="ingest")
@@ -88,12 +89,12 @@ def ingest_sources(
     notes_dir: str | None = None,
     force: bool = True,
     settings: Settings | None = None,
-) -> list[dict]:
+) -> list[RoundOutcome]:
     """Ingest each source in turn (one writer at a time). Explicit sources are re-read unless force is off."""
     if round_name is not None and len(sources) > 1:
         raise SourceError("--round names the round of a single source; give one source or none")
     for source in sources:
         resolve_source(source, round_name)  # fail fast on a typo before any work starts
     settings = settings or Settings()
-    summaries = [result_of(ingest_round(source, warehouse, round_name, notes_dir, force, settings, return_state=True)) for source in sources]
-    return rounds_state(summaries, "ingest")  # type: ignore[return-value]
+    outcomes = [result_of(ingest_round(source, warehouse, round_name, notes_dir, force, settings, return_state=True)) for source in sources]
+    return rounds_state(outcomes, "ingest")  # type: ignore[return-value]

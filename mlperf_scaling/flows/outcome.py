@@ -9,27 +9,28 @@ from prefect.client.schemas.objects import State
 from prefect.states import Failed
 
 from mlperf_scaling.failures import quiet_expected_failures
+from mlperf_scaling.tasks.load.outcome import RoundOutcome
 
 quiet_expected_failures()  # every flow module imports this one: a failure we expect is one line in the run's log
 
 
-def round_failed(summary: dict) -> State:
-    """The final state of a round's flow run that failed: Failed, its message the reason, its data the summary."""
-    return Failed(message=f"{summary.get('round') or 'round'}: {summary.get('message') or 'failed'}", data=summary)
+def round_failed(outcome: RoundOutcome) -> State:
+    """The final state of a round's flow run that failed: Failed, its message the reason, its data the outcome."""
+    return Failed(message=f"{outcome.round or 'round'}: {outcome.message or 'failed'}", data=outcome)
 
 
-def is_failure(summary: dict) -> bool:
-    return summary.get("status") == "failed" or bool(summary.get("analysis_failed"))
+def failures_said(outcomes: list[RoundOutcome]) -> str:
+    """The failed rounds and why, in one line."""
+    return "; ".join(f"{o.round}: {(o.message or 'failed')[:200]}" for o in outcomes if o.failed)
 
 
-def rounds_state(summaries: list[dict], what: str) -> list[dict] | State:
-    """The summaries, as the flow's result when every round went through; otherwise a Failed state listing the
-    failed rounds, with every summary as its data."""
-    failed = [s for s in summaries if is_failure(s)]
+def rounds_state(outcomes: list[RoundOutcome], what: str) -> list[RoundOutcome] | State:
+    """The outcomes, as the flow's result when every round went through; otherwise a Failed state listing the failed
+    rounds, with every outcome as its data."""
+    failed = [o for o in outcomes if o.failed]
     if not failed:
-        return summaries
-    names = "; ".join(f"{s.get('round')}: {(s.get('message') or 'failed')[:200]}" for s in failed)
-    return Failed(message=f"{what}: {len(failed)} of {len(summaries)} rounds failed ({names})", data=summaries)
+        return outcomes
+    return Failed(message=f"{what}: {len(failed)} of {len(outcomes)} rounds failed ({failures_said(outcomes)})", data=outcomes)
 
 
 def result_of(state: State) -> Any:

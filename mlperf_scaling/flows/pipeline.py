@@ -12,8 +12,8 @@ from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
 from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
+from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.steps import record_failure
-from mlperf_scaling.tasks.metrics.steps import read_round_analysis
 from mlperf_scaling.tasks.publish.steps import publish_round_outputs, publish_site_index
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.steps import list_rounds
@@ -28,7 +28,7 @@ def mlperf_pipeline(
     reports: str = "reports",
     force: bool = False,
     settings: Settings | None = None,
-) -> list[dict]:
+) -> list[RoundOutcome]:
     """Ingest, analyse and publish each round in turn; a failed round is recorded and the others still run.
 
     A round's publishing (its plots above all) runs in the background while the next round is read, and the
@@ -36,14 +36,14 @@ def mlperf_pipeline(
 
     No rounds (None): every round the source holds. A round whose source version is already loaded, with its report
     on disk, is skipped in seconds. When a round fails, its flow run ends Failed, and so does this one once every
-    other round has run, listing the failed rounds; its data holds every round's summary.
+    other round has run, listing the failed rounds; its data holds every round's outcome.
     """
     logger = get_run_logger()
     settings = settings or Settings()
     if rounds is None:
         rounds = list_rounds.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(mirror, remote_base, rounds_of_installed_rules(), settings.network_timeout_s)
-    summaries = []
-    publishing = []  # (summary, future) of the rounds being published in the background
+    outcomes: list[RoundOutcome] = []
+    publishing = []  # (outcome, future) of the rounds being published in the background
     unreachable: str | None = None  # once the remote cannot be reached, the other rounds there are not tried
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
@@ -54,44 +54,44 @@ def mlperf_pipeline(
         else:
             logger.info("%s: source %s", round_name, source)
         if unreachable is not None and not local:
-            summary = record_failure(source, round_name, warehouse, f"not tried, the remote cannot be reached: {unreachable}")
-            summary["remote_unreachable"] = True
+            outcome = record_failure(source, round_name, warehouse, f"not tried, the remote cannot be reached: {unreachable}")
+            outcome.remote_unreachable = True
         else:
-            summary = result_of(ingest_round(source, warehouse, round_name, force=force, settings=settings, return_state=True))
-            if summary.get("remote_unreachable"):
-                unreachable = summary.get("message")
+            outcome = result_of(ingest_round(source, warehouse, round_name, force=force, settings=settings, return_state=True))
+            if outcome.remote_unreachable:
+                unreachable = outcome.message
         report = Path(reports) / round_name / "index.html"
-        if summary["status"] == "unchanged" and report.is_file():
-            summary["report"] = str(report)
-        elif summary["status"] in ("succeeded", "unchanged"):
+        if outcome.status == UNCHANGED and report.is_file():
+            outcome.report = str(report)
+        elif outcome.loaded:
             try:
-                analyze_round_tasks(round_name, warehouse)
-                analysis = read_round_analysis(warehouse, round_name)  # read here: the background never opens the warehouse
-                publishing.append((summary, publish_round_outputs.submit(round_name, untraversed(analysis), reports, settings.plot_formats,
-                                                                                settings.embed_plots)))
+                # handed to publishing as computed: the background never opens the warehouse
+                analysis = analyze_round_tasks(round_name, warehouse)
+                publishing.append((outcome, publish_round_outputs.submit(round_name, untraversed(analysis), reports, settings.plot_formats,
+                                                                         settings.embed_plots)))
             except Exception as exc:  # the round's data is loaded; say what failed after it
-                _analysis_failed(summary, exc)
-        summaries.append(summary)
-    loaded = any(s["status"] in ("succeeded", "unchanged") for s in summaries)
+                _analysis_failed(outcome, exc)
+        outcomes.append(outcome)
+    loaded = any(o.loaded for o in outcomes)
     if loaded:
         try:  # beside the last rounds' plots, which it does not read: this process would otherwise wait for them idle
-            analyze_trends(warehouse, reports, settings.plot_formats, publishing=[str(s["round"]) for s, _ in publishing])
+            analyze_trends(warehouse, reports, settings.plot_formats, publishing=[str(o.round) for o, _ in publishing])
         except Exception as exc:  # the rounds are loaded; say what failed after them
             logger.error("cross-round trends failed: %s", exc)
-    for summary, future in publishing:
+    for outcome, future in publishing:
         try:
-            summary["report"] = future.result()["report"]
+            outcome.report = future.result().report
         except Exception as exc:
-            _analysis_failed(summary, exc)
+            _analysis_failed(outcome, exc)
     if loaded:
         try:  # once every round's report is written: the front page links those that are
             publish_site_index(warehouse, reports)
         except Exception as exc:
             logger.error("the front page failed: %s", exc)
-    return rounds_state(summaries, "mlperf-pipeline")  # type: ignore[return-value]
+    return rounds_state(outcomes, "mlperf-pipeline")  # type: ignore[return-value]
 
 
-def _analysis_failed(summary: dict, exc: Exception) -> None:
-    get_run_logger().error("%s: analysis failed: %s", summary.get("round"), exc)
-    summary["message"] = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
-    summary["analysis_failed"] = True
+def _analysis_failed(outcome: RoundOutcome, exc: Exception) -> None:
+    get_run_logger().error("%s: analysis failed: %s", outcome.round, exc)
+    outcome.message = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
+    outcome.analysis_failed = True

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
 from prefect.states import Failed
 
-from mlperf_scaling.flows.outcome import is_failure, result_of
+from mlperf_scaling.flows.outcome import failures_said, result_of
 from mlperf_scaling.flows.pipeline import mlperf_pipeline
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings
+from mlperf_scaling.tasks.load.outcome import RoundOutcome
 from mlperf_scaling.tasks.load.versions import CHANGED, NEW, RESCORE, compare_with_warehouse, loaded_versions
 from mlperf_scaling.tasks.publish.artifacts import watch_markdown
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.releases import normalise_remote_base
 from mlperf_scaling.tasks.source.steps import list_remote_rounds
+
+
+@dataclass
+class WatchResult:
+    found: dict[str, str]  # round -> what the watch decided: new, changed, rescore, unchanged
+    started: list[str]  # the rounds the pipeline ran for
+    outcomes: list[RoundOutcome] = field(default_factory=list)
 
 
 @flow(name="watch-releases")
@@ -23,7 +33,7 @@ def watch_releases(
     reports: str = "reports",
     known_rounds: list[str] | None = None,
     settings: Settings | None = None,
-) -> dict:
+) -> WatchResult:
     """Compare each round's head commit at the remote with `ingestions`; run the pipeline for new and changed rounds."""
     logger = get_run_logger()
     settings = settings or Settings()
@@ -35,12 +45,12 @@ def watch_releases(
     to_run = [c.round for c in changes if c.action in (NEW, CHANGED, RESCORE)]
     for change in changes:
         logger.info("%s: head %s, loaded %s: %s", change.round, change.head[:12], (change.loaded_commit or "-")[:12], change.action)
-    summaries = result_of(mlperf_pipeline(to_run, warehouse, None, base, reports, settings=settings, return_state=True)) if to_run else []
-    create_markdown_artifact(markdown=watch_markdown(base, changes, to_run, summaries), key="watch-releases",
+    outcomes = result_of(mlperf_pipeline(to_run, warehouse, None, base, reports, settings=settings, return_state=True)) if to_run else []
+    create_markdown_artifact(markdown=watch_markdown(base, changes, to_run, outcomes), key="watch-releases",
                              description="Rounds found at the remote, what this watch run started and what failed")
-    result = {"found": {c.round: c.action for c in changes}, "started": to_run, "summaries": summaries}
-    failed = [s for s in summaries if is_failure(s)]
+    result = WatchResult({c.round: c.action for c in changes}, to_run, outcomes)
+    failed = [o for o in outcomes if o.failed]
     if failed:
-        return Failed(message=f"watch-releases: {len(failed)} of {len(summaries)} rounds failed "  # type: ignore[return-value]
-                      f"({'; '.join(str(s.get('round')) + ': ' + str(s.get('message'))[:200] for s in failed)})", data=result)
+        return Failed(message=f"watch-releases: {len(failed)} of {len(outcomes)} rounds failed "  # type: ignore[return-value]
+                      f"({failures_said(outcomes)})", data=result)
     return result

@@ -21,6 +21,7 @@ from mlperf_scaling.contracts.validate import split_valid_rows
 from mlperf_scaling.failures import ExpectedFailure
 from mlperf_scaling.rounds import round_from_name, round_order
 from mlperf_scaling.runtime.run_context import run_logger
+from mlperf_scaling.tasks.load.outcome import RoundOutcome, ValidatedRound
 from mlperf_scaling.tasks.load.versions import is_unchanged, loaded_versions
 from mlperf_scaling.tasks.score.round_scores import RoundData
 from mlperf_scaling.tasks.score.rules import rules_for_round, rules_identity
@@ -41,7 +42,7 @@ CONTRACTS = {
 
 
 @task(name="validate-round", cache_policy=NO_CACHE)
-def validate_round(scored: ScoredRound) -> dict[str, pl.DataFrame]:
+def validate_round(scored: ScoredRound) -> ValidatedRound:
     """Run each table's contract; rows that fail go to rejections, the rest load."""
     frames: dict[str, pl.DataFrame] = {}
     rejected = [scored.data.rejections]
@@ -49,8 +50,7 @@ def validate_round(scored: ScoredRound) -> dict[str, pl.DataFrame]:
         good, bad = split_valid_rows(getattr(scored.data, table), schema, table, keys)
         frames[table] = good
         rejected.append(bad)
-    frames["rejections"] = RejectionsSchema.validate(pl.concat(rejected, how="vertical"), lazy=True)
-    return frames
+    return ValidatedRound(**frames, rejections=RejectionsSchema.validate(pl.concat(rejected, how="vertical"), lazy=True))
 
 
 def ingestion_row(
@@ -59,11 +59,11 @@ def ingestion_row(
     started_at: dt.datetime,
     status: IngestionStatus,
     message: str | None = None,
-    frames: dict[str, pl.DataFrame] | None = None,
+    validated: ValidatedRound | None = None,
     data: RoundData | None = None,
 ) -> pl.DataFrame:
     """The `ingestions` row of one attempt to load a round."""
-    frames = frames or {}
+    frames = validated.tables() if validated is not None else {}
 
     def height(name: str) -> int:
         frame = frames.get(name)
@@ -113,11 +113,11 @@ class ShrinkRefused(ExpectedFailure, ValueError):
     """A new version of a loaded round that holds far less than the loaded one: refused, the loaded one stays."""
 
 
-def shrink_problem(round_name: str, loaded: dict, frames: dict[str, pl.DataFrame]) -> str | None:
+def shrink_problem(round_name: str, loaded: dict, validated: ValidatedRound) -> str | None:
     """Why a new version must not replace the loaded one unasked (it is empty, or loses over a quarter of the scored
     rows), in one line naming both counts; None when it may."""
-    new_systems, new_runs = frames["systems"].height, frames["runs"].height
-    new_scored = int(frames["scores"]["time_to_train_min"].is_not_null().sum())
+    new_systems, new_runs = validated.systems.height, validated.runs.height
+    new_scored = int(validated.scores["time_to_train_min"].is_not_null().sum())
     old = f"{loaded['n_systems']:,} systems, {loaded['n_runs']:,} runs and {loaded['n_scored']:,} scored rows"
     new = f"{new_systems:,} systems, {new_runs:,} runs and {new_scored:,} scored rows"
     if not (loaded["n_systems"] or loaded["n_runs"]):
@@ -129,32 +129,32 @@ def shrink_problem(round_name: str, loaded: dict, frames: dict[str, pl.DataFrame
 
 
 @task(name="load-round", cache_policy=NO_CACHE)
-def load_round(scored: ScoredRound, frames: dict[str, pl.DataFrame], warehouse: str, allow_shrink: bool = False) -> dict[str, object]:
+def load_round(scored: ScoredRound, validated: ValidatedRound, warehouse: str, allow_shrink: bool = False) -> RoundOutcome:
     """Replace the round in the warehouse in one transaction and record the ingestion; a version that holds far less
     than the loaded one is refused (ShrinkRefused) unless allowed."""
     logger = run_logger()
     ingestion = ingestion_row(
         scored.source, scored.provenance, scored.started_at, IngestionStatus.SUCCEEDED,
-        message=scored.data.rules.note, frames=frames, data=scored.data,
+        message=scored.data.rules.note, validated=validated, data=scored.data,
     )
     with open_writer(warehouse, say=logger.warning) as connection:
         loaded = read_query(connection, "round_size", round=scored.source.round).row(0, named=True)
-        problem = shrink_problem(scored.source.round, loaded, frames)
-        nothing_either_way = not (loaded["n_systems"] or loaded["n_runs"] or frames["systems"].height or frames["runs"].height)
+        problem = shrink_problem(scored.source.round, loaded, validated)
+        nothing_either_way = not (loaded["n_systems"] or loaded["n_runs"] or validated.systems.height or validated.runs.height)
         if problem is not None and (not allow_shrink or nothing_either_way):
             raise ShrinkRefused(problem)
-        replace_round(connection, scored.source.round, frames, ingestion)
-    summary = ingestion.to_dicts()[0]
+        replace_round(connection, scored.source.round, validated.tables(), ingestion)
+    outcome = RoundOutcome.from_ingestion(ingestion.row(0, named=True))
     logger.info(
         "loaded %s into %s: %d systems, %d runs (%d valid), %d scores (%d scored), %d rejections",
-        summary["round"], warehouse, summary["n_systems"], summary["n_runs"], summary["n_valid_runs"],
-        summary["n_scores"], summary["n_scored"], summary["n_rejections"],
+        outcome.round, warehouse, outcome.n_systems, outcome.n_runs, outcome.n_valid_runs, outcome.n_scores, outcome.n_scored,
+        outcome.n_rejections,
     )
-    return summary
+    return outcome
 
 
 @task(name="record-failure", cache_policy=NO_CACHE)
-def record_failure(spec: str, round_name: str | None, warehouse: str, message: str) -> dict[str, object]:
+def record_failure(spec: str, round_name: str | None, warehouse: str, message: str) -> RoundOutcome:
     """Keep a failed attempt in `ingestions` so the failure is visible in SQL too."""
     started = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     try:
@@ -164,7 +164,7 @@ def record_failure(spec: str, round_name: str | None, warehouse: str, message: s
     ingestion = ingestion_row(source, Provenance(), started, IngestionStatus.FAILED, message=message[:2000])
     with open_writer(warehouse) as connection:
         record_ingestion(connection, ingestion)
-    return ingestion.to_dicts()[0]
+    return RoundOutcome.from_ingestion(ingestion.row(0, named=True))
 
 
 @task(name="check-loaded", cache_policy=NO_CACHE)

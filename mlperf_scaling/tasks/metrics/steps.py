@@ -47,8 +47,9 @@ class RoundAnalysis:
 
 @task(name="compute-metrics", task_run_name=round_task_run_name("compute-metrics"), cache_policy=NO_CACHE)
 def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0.5) -> RoundAnalysis:
-    """Efficiency, clusters, scaling fits, recommendations and exclusions of one round, from its `scores` rows."""
-    (scores,) = read_queries(warehouse, "round_scores", round=round_name)
+    """Efficiency, clusters, scaling fits, recommendations and exclusions of one round, from its `scores` rows, with the
+    source it was loaded from: everything its publishing needs, handed on rather than read back."""
+    scores, sources = read_queries(warehouse, "round_scores", "round_sources", round=round_name)
     if scores.height == 0:
         raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
     efficiency, exclusions = efficiency_table(scores)
@@ -61,6 +62,7 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
         AnalysisExclusionsSchema.validate(exclusions, lazy=True),
         ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
         RecommendationsSchema.validate(recommendation_table(efficiency, backtest, threshold), lazy=True),
+        source=sources.to_dicts()[0] if sources.height else None,
         backtest=PlanBacktestSchema.validate(backtest, lazy=True),
     )
 

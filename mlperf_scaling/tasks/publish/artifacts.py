@@ -11,6 +11,7 @@ from prefect.artifacts import create_image_artifact, create_link_artifact, creat
 
 from mlperf_scaling.contracts.enums import RulesCoverage
 from mlperf_scaling.runtime.run_context import artifact_key
+from mlperf_scaling.tasks.load.outcome import RoundOutcome
 from mlperf_scaling.tasks.load.versions import RoundChange
 from mlperf_scaling.tasks.publish.labels import NOTE, PLOT_KINDS  # the report's order
 from mlperf_scaling.tasks.score.rules import rules_for_round
@@ -156,7 +157,7 @@ def rejections_markdown(round_name: str, rejections: pl.DataFrame, examples: int
     return "\n".join(lines)
 
 
-def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[str], summaries: list[dict] | None = None) -> str:
+def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[str], outcomes: list[RoundOutcome] | None = None) -> str:
     lines = [
         "# MLPerf release watch",
         "",
@@ -177,8 +178,8 @@ def watch_markdown(remote_base: str, changes: list[RoundChange], started: list[s
             notes.append(f"- **{change.round}**: {rules.note}")
     if notes:
         lines += ["", "Rounds newer than the rules installed (never silent):", "", *notes]
-    failed = [s for s in summaries or [] if s.get("status") == "failed" or s.get("analysis_failed")]
+    failed = [o for o in outcomes or [] if o.failed]
     if failed:
-        lines += ["", f"**{len(failed)} of {len(summaries or [])} rounds failed:**", ""]
-        lines += [f"- **{s.get('round')}**: {str(s.get('message') or 'failed').replace('|', '/')}" for s in failed]
+        lines += ["", f"**{len(failed)} of {len(outcomes or [])} rounds failed:**", ""]
+        lines += [f"- **{o.round}**: {str(o.message or 'failed').replace('|', '/')}" for o in failed]
     return "\n".join(lines)

@@ -3,6 +3,7 @@ Prefect artifacts. Each is a plain function underneath (`.fn`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -25,17 +26,24 @@ from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.warehouse.read import read_queries
 
 
+@dataclass(frozen=True)
+class PublishedRound:
+    round: str
+    report: str  # reports/<round>/index.html
+    artifacts: list[str]  # the Prefect artifacts' keys
+
+
 @task(name="publish-round", task_run_name=round_task_run_name("publish"), cache_policy=NO_CACHE)
 def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS,
-                          embed_plots: bool = False) -> dict:
-    """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (already read: this task may
+                          embed_plots: bool = False) -> PublishedRound:
+    """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (handed over: this task may
     run beside the next round's load, and never opens the warehouse). `embed_plots`: the scaling and time plots as
     image artifacts too (else the round's summary links their files)."""
     plots = draw_round_plots(analysis, reports, formats)
     report = write_round_report(analysis, plots, reports)
     keys = publish_round_artifacts(analysis, plots, report, embed_plots)
     run_logger().info("%s: report %s, %d artifacts", round_name, report, len(keys))
-    return {"round": round_name, "report": str(report), "artifacts": keys}
+    return PublishedRound(round_name, str(report), keys)
 
 
 def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, dict[str, list[Path]]]:
