@@ -300,7 +300,8 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
         if (problem := _loaded_rounds_problem(args.warehouse)) is not None:
             print(f"mlperf-scaling: {problem}", file=sys.stderr)
             return 2
-        print(f"report: {analyze_trends(str(args.warehouse), str(args.reports), settings.plot_formats)['report']}")
+        analyze_trends(str(args.warehouse), str(args.reports), settings.plot_formats)
+        print(f"report: {Path(args.reports) / 'trends' / 'index.html'}")
         return 0
     if args.command == "serve":
         return _serve(settings, args.cron)

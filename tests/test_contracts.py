@@ -8,7 +8,7 @@ from conftest import PROJECT
 
 from mlperf_scaling.contracts import TABLE_CONTRACTS
 from mlperf_scaling.warehouse.ddl import duckdb_type, table_ddl
-from mlperf_scaling.warehouse.describe import README_END, README_START, describe, readme_section
+from mlperf_scaling.warehouse.describe import describe, tables_page
 from mlperf_scaling.warehouse.load import ANALYSIS_TABLES, ROUND_TABLES, TREND_TABLES
 
 
@@ -50,8 +50,7 @@ def test_every_loaded_table_has_a_contract():
     assert set(ROUND_TABLES) | set(ANALYSIS_TABLES) | set(TREND_TABLES) | {"ingestions"} == set(TABLE_CONTRACTS)
 
 
-def test_the_readme_describes_the_tables_as_the_ddl_does():
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    assert README_START in readme and README_END in readme, "README lacks the generated table reference"
-    current = readme[readme.index(README_START): readme.index(README_END) + len(README_END)]
-    assert current == readme_section(), "README tables are stale: python -m mlperf_scaling.warehouse.describe"
+def test_the_documentation_describes_the_tables_as_the_ddl_does():
+    page = PROJECT / "docs" / "tables.md"
+    assert page.is_file(), "docs/tables.md is missing: python -m mlperf_scaling.warehouse.describe docs/tables.md"
+    assert page.read_text(encoding="utf-8") == tables_page(), "docs/tables.md is stale: python -m mlperf_scaling.warehouse.describe docs/tables.md"

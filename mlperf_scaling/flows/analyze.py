@@ -6,7 +6,7 @@ from prefect import flow, get_run_logger
 
 from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.runtime.naming import round_run_name
-from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, compute_round_analysis, compute_trends, write_round_analysis, write_trends
+from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends, compute_round_analysis, compute_trends, write_round_analysis, write_trends
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import publish_explorer, publish_site_index, publish_trends
 
@@ -35,19 +35,19 @@ def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5)
 
 @flow(name="analyze-trends")
 def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
-                   publishing: list[str] | None = None) -> dict:
+                   publishing: list[str] | None = None) -> Trends:
     """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, the
     explorer pages (reports/explore.html and one per round with a report), and the front page reports/index.html.
 
     `publishing`: rounds whose reports are being written beside this flow (the main job runs it while its last rounds'
     plots are drawn). They get their explorer pages too, and the front page, which lists the reports written, is left
     to the caller."""
-    frames = compute_trends(warehouse)
-    write_trends(warehouse, untraversed(frames))
+    trends = compute_trends(warehouse)
+    write_trends(warehouse, untraversed(trends))
     publish_explorer(warehouse, reports, publishing)  # first: made here, while the drawing workers may be busy
-    page = publish_trends(untraversed(frames), reports, plot_formats)
+    page = publish_trends(untraversed(trends), reports, plot_formats)
     if publishing is None:
         publish_site_index(warehouse, reports)
-    get_run_logger().info("trends: %d series points, %d carried-over results; %s", frames["round_trends"].height,
-                          int(frames["carried_over"]["is_carried_over"].sum()), page)
-    return {"report": str(page), "n_points": frames["round_trends"].height}
+    get_run_logger().info("trends: %d series points, %d carried-over results; %s", trends.round_trends.height,
+                          int(trends.carried_over["is_carried_over"].sum()), page)
+    return trends

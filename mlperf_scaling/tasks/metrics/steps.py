@@ -83,18 +83,30 @@ def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
     return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source, backtest)
 
 
+@dataclass
+class Trends:
+    """The tables across every round, validated."""
+
+    carried_over: pl.DataFrame
+    round_trends: pl.DataFrame
+    software_gains: pl.DataFrame
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        return {"carried_over": self.carried_over, "round_trends": self.round_trends, "software_gains": self.software_gains}
+
+
 @task(name="compute-trends", cache_policy=NO_CACHE)
-def compute_trends(warehouse: str) -> dict[str, pl.DataFrame]:
+def compute_trends(warehouse: str) -> Trends:
     """Carried-over results and time-to-train trends across every round in the warehouse."""
     scores, runs, efficiency = read_queries(warehouse, "all_scores", "all_run_identities", "all_efficiency")
-    return {
-        "carried_over": CarriedOverSchema.validate(carried_over_groups(runs), lazy=True),
-        "round_trends": RoundTrendsSchema.validate(trend_table(scores, runs), lazy=True),
-        "software_gains": SoftwareGainsSchema.validate(software_gains(efficiency), lazy=True),
-    }
+    return Trends(
+        CarriedOverSchema.validate(carried_over_groups(runs), lazy=True),
+        RoundTrendsSchema.validate(trend_table(scores, runs), lazy=True),
+        SoftwareGainsSchema.validate(software_gains(efficiency), lazy=True),
+    )
 
 
 @task(name="write-trends", cache_policy=NO_CACHE)
-def write_trends(warehouse: str, frames: dict[str, pl.DataFrame]) -> None:
+def write_trends(warehouse: str, trends: Trends) -> None:
     with open_writer(warehouse) as connection:
-        replace_trends(connection, frames)
+        replace_trends(connection, trends.tables())

@@ -16,7 +16,7 @@ from mlperf_scaling.runtime.dispatch import map_on_cores
 from mlperf_scaling.runtime.pools import DRAW
 from mlperf_scaling.runtime.run_context import artifact_key, round_task_run_name, run_logger
 from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
-from mlperf_scaling.tasks.metrics.steps import RoundAnalysis
+from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
 from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
@@ -89,16 +89,16 @@ def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, 
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
-def publish_trends(frames: dict[str, pl.DataFrame], reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
+def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
     """reports/trends/: a plot per workload, the CSV tables and index.html."""
     from mlperf_scaling.tasks.publish.plots import plot_trends
 
     folder = Path(reports) / "trends"
     # every round published between the first and the last, so a round this warehouse lacks shows as a gap
-    seen = frames["round_trends"]["round"].unique().to_list()
-    plots = plot_trends(frames["round_trends"], folder / "plots", sorted_rounds({*seen, *rounds_of_installed_rules()}), formats)
-    write_tables(folder, frames)
-    return write_index(folder, render_trends(frames["round_trends"], frames["carried_over"], plots, frames.get("software_gains")))
+    seen = trends.round_trends["round"].unique().to_list()
+    plots = plot_trends(trends.round_trends, folder / "plots", sorted_rounds({*seen, *rounds_of_installed_rules()}), formats)
+    write_tables(folder, trends.tables())
+    return write_index(folder, render_trends(trends.round_trends, trends.carried_over, plots, trends.software_gains))
 
 
 @task(name="publish-index", cache_policy=NO_CACHE)
