@@ -51,7 +51,7 @@ def _console() -> Console:
 def _prepare_environment() -> None:
     # Offline-friendly Prefect defaults; a user's own settings win.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    # the temporary local API can need more than Prefect's 20 s to start on a busy two-core machine (seen here)
+    # the temporary local API can need more than Prefect's default start-up timeout on a busy two-core machine
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
@@ -270,9 +270,9 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
     return None
 
 
-# The commands that run flows, and what each imports while a temporary API boots (3.1-3.4 s, on the other core): the
-# modules of its flows, and for `run` what its first analysis and its last pages import (scikit-learn, SciPy,
-# matplotlib, Altair: 1.6 s), which would otherwise hold up the first round and the end. The API is ready 0.1 s later.
+# The commands that run flows, and what each imports while a temporary API boots on the other core: the modules of its
+# flows, and for `run` what its first analysis and its last pages import (scikit-learn, SciPy, matplotlib, Altair),
+# which would otherwise hold up the first round and the end (bench/cpu_by_phase.py measures both)
 _FLOWS = {
     "run": ["mlperf_scaling.flows.pipeline", "sklearn.cluster", "sklearn.metrics", "scipy.optimize", "mlperf_scaling.tasks.publish.plots",
             "mlperf_scaling.tasks.publish.explorer"],

@@ -32,8 +32,8 @@ class Settings(BaseSettings):
     rounds: Annotated[list[str] | None, NoDecode] = Field(None, description="rounds to run, space-separated")
     # the pages show SVG; PNG too on request: each format drawn costs its own rendering
     plot_formats: Annotated[tuple[str, ...], NoDecode] = Field(DEFAULT_FORMATS, description="plot file formats, space-separated: svg, png")
-    # Plots in the Prefect UI: named and linked in each round's summary, or embedded as image artifacts, 50-90 kB of
-    # base64 each (138 for the nine shipped rounds: 4 CPU-s of every main job and 10 MB more in Prefect's database)
+    # Plots in the Prefect UI: named and linked in each round's summary, or embedded as image artifacts, tens of kB of
+    # base64 each, which every main job then sends and Prefect's database keeps
     artifact_images: Literal["link", "embed"] = Field("link", description="plots in the Prefect UI: link (their files) or embed (image artifacts)")
     offline: bool = Field(False, description="never use the network: every round from the mirror (or a local source)")
     # A new version of a loaded round with no systems or runs, or with a quarter fewer scores, is refused unless allowed.

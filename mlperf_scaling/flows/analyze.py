@@ -22,7 +22,7 @@ def analyze_round(round_name: str, warehouse: str, threshold: float = 0.5) -> Ro
 
 def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5) -> RoundAnalysis:
     """The tasks of `analyze_round`, run in the calling flow: the main job runs them in its own flow run, where a
-    subflow per round cost 0.17 s and as much CPU again in Prefect's server, nine times, for no step of its own.
+    subflow per round cost bookkeeping here and as much CPU again in Prefect's server, for no step of its own.
     Returns the analysis written, for publishing to take as it is."""
     analysis = compute_round_analysis(warehouse, round_name, threshold)
     write_round_analysis(warehouse, untraversed(analysis))

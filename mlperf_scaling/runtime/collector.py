@@ -2,9 +2,8 @@
 
 Such a command allocates millions of short-lived objects (Prefect's states and events, polars and pandera frames,
 scikit-learn's arrays, report rows), nearly all freed by reference counting the moment they are dropped. At the default
-thresholds the collector ran every 700 allocations and walked the young objects each time, for little: in the main job
-the command took 2 CPU-s less with the thresholds below (user CPU 0.93, wall time 0.96, 3 pairs), for 4 MiB more
-peak memory (535 MiB).
+thresholds the collector ran every 700 allocations and walked the young objects each time, for little: with the
+thresholds below the command spends less CPU for a little more peak memory (bench/README.md has the figures).
 """
 
 from __future__ import annotations

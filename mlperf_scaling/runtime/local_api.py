@@ -1,8 +1,8 @@
 """Flow runs on Prefect's temporary local API when no served one is configured, started at once, beside the imports.
 
 Left to itself, Prefect starts its temporary API at the first flow run: after this process has imported everything,
-and after importing the whole server package here too (1.5 s) just to launch it; then the run waits for it to boot
-(about 4 s). Started here instead, with Prefect's public command (`prefect server start`, no UI, the services nobody
+and after importing the whole server package here too just to launch it; then the run waits for it to boot. Started
+here instead, with Prefect's public command (`prefect server start`, no UI, the services nobody
 reads turned off by their settings), the server boots in its own process while this one imports the flows. With
 PREFECT_API_URL set (in the environment, a profile or prefect.toml: a served API), nothing temporary is started, and
 heartbeats are sent when the user set PREFECT_FLOWS_HEARTBEAT_FREQUENCY.
@@ -29,10 +29,10 @@ from pathlib import Path
 _PR_SET_PDEATHSIG = 1
 # Services of a temporary API that nobody reads, each a writer to its SQLite file: automations (triggers and their
 # actions) and the event feed (event_persister; task runs are recorded from the event stream by task_run_recorder, which
-# stays). With them, a main job stood still for 58 s on "database is locked" in the triggers' periodic evaluation.
+# stays). With them, a main job stood still on "database is locked" in the triggers' periodic evaluation.
 _QUIET_SERVICES = {"PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false", "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false"}
 # Registering Prefect's block types at every start first imports every installed Prefect collection, prefect-dask and
-# with it dask.distributed: 0.3 s of imports in a 3.3 s start, for types the database has held since its first start.
+# with it dask.distributed, for types the database has held since its first start.
 _BLOCK_TYPES_REGISTERED = {"PREFECT_API_BLOCKS_REGISTER_ON_START": "false", "PREFECT_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false"}
 
 
@@ -110,7 +110,7 @@ class TemporaryApi:
 
 def lower_priority(pid: int) -> None:
     # Booted, the server mostly records what the runs already sent (events, logs): below the reading and the analysis
-    # it waits for their spare moments; a request that holds up a run still gets a core at once (main job 0.98, 3 pairs)
+    # it waits for their spare moments; a request that holds up a run still gets a core at once
     try:
         os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, pid) + 5))  # 5 below where it runs
     except (OSError, AttributeError):  # gone already, or not a POSIX system
@@ -188,9 +188,8 @@ def heartbeats_asked() -> bool:
 def heartbeats_if_asked() -> Iterator[None]:
     """A command's flow runs on a served API send heartbeats only when the user asked for them.
 
-    Prefect 3.8 sends them by default (every 180 s), and a flow run that ends waits for its heartbeat thread to wake
-    from its 1 s sleep: 0-1 s at the end of every flow run and subflow, 14 s of a 47 s main job and 2 of a 6 s ingest,
-    on a served API here. Nothing reads them but an automation the user creates to mark a silent run Crashed, and
+    Prefect sends them by default, and a flow run that ends waits for its heartbeat thread to wake from its sleep, up
+    to a second at the end of every flow run and subflow, on a served API. Nothing reads them but an automation the user creates to mark a silent run Crashed, and
     Prefect's guide to it has the user set PREFECT_FLOWS_HEARTBEAT_FREQUENCY: then they are sent. Deployment runs
     (`serve`, a worker) are not started here and keep Prefect's default."""
     if heartbeats_asked():
@@ -205,7 +204,7 @@ def without_heartbeats() -> Iterator[None]:
     """Flow runs without heartbeats, for an API that lives no longer than this process (the tests' too).
 
     Flow-run heartbeats let a server notice a crashed run: they serve nothing there, and every flow run waits up to a
-    second on exit for the heartbeat thread's sleep (about 1 s of each 1.2 s subflow)."""
+    second on exit for the heartbeat thread's sleep."""
     import prefect.settings
     from prefect.settings import temporary_settings
 

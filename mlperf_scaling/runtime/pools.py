@@ -28,7 +28,7 @@ _PRELOAD: list[str] = []
 PARSE = "parse"
 DRAW = "draw"
 # Drawing is background work: at the lowest priority it takes the cores the reading and the analysis leave (at nice 10
-# it still took a tenth of a core from them while a round was read); the main job ended 4 % sooner (0.96, 3 pairs)
+# it still took a share of a core from them while a round was read)
 _NICENESS = {PARSE: 0, DRAW: 19}
 
 _shared: dict[tuple[str, int], ProcessPoolExecutor] = {}

@@ -1,7 +1,6 @@
 """The command's last step: once every exit handler has run, end the process without tearing the interpreter down.
 
-Tearing down frees every object one at a time: after an ingest, 0.4-0.5 s spent on memory the system takes back at
-once. This handler is registered when the command line is imported, before Prefect, multiprocessing or the temporary
+Tearing down frees every object one at a time: time spent on memory the system takes back at once. This handler is registered when the command line is imported, before Prefect, multiprocessing or the temporary
 API register theirs, so it runs after all of them (handlers run last registered, first run): Prefect has sent its
 logs and events, the parsing workers and the API have stopped, every warehouse connection was closed where it was
 opened. Armed only by the `mlperf-scaling` program itself; `main()` called in-process (tests) exits as Python does.

@@ -187,7 +187,7 @@ def _bundle_versions() -> str:
 @functools.cache  # a process that publishes several report folders (watch, the tests) bundles once
 def bundle_script() -> str:
     """Vega, Vega-Lite (the version Altair writes) and vega-embed in one script, from vl-convert; kept in the user's
-    cache folder, so that a new report folder costs a copy, not another 1.3 s of bundling."""
+    cache folder, so that a new report folder costs a copy, not another bundling."""
     cached = _bundle_cache()
     try:
         with cached.open(encoding="utf-8") as handle:
