@@ -43,7 +43,7 @@ def ingest(folder: Path) -> dict[str, pl.DataFrame]:
     return validate_round.fn(ScoredRound(source, provenance, data, dt.datetime(2026, 1, 1)))
 
 
-# judgements of ours beyond the official tool, stated in the README
+# judgements of ours beyond the official tool, stated in docs/data.md
 # Judgements of ours where the official checker counts the run: a stop before the start, and a number that is not one
 # (json.loads reads NaN; no published log holds one, and a NaN must never reach a score)
 OURS_NOT_OFFICIAL = {"run_stop before run_start", "NaN value in an event"}

@@ -1,5 +1,5 @@
-"""One definition per table: the DDL (with a comment on every table and column), the pandera contract and the README
-agree, and every table the pipeline loads has a contract."""
+"""One definition per column: the tables' declarations make the pandera contracts, the DDL (with a comment on every table
+and column) and docs/tables.md, and every table the pipeline loads has a contract."""
 
 from __future__ import annotations
 

@@ -136,7 +136,7 @@ def test_the_explorer_shows_every_scored_row_and_names_the_system_on_hover(brows
     page.wait_for_timeout(300)
     measured = h100 + " and energy_kj is not null"
     assert page.locator(POINTS).count() == _count(v41_warehouse, measured) == 1
-    assert page.screenshot(path=str(tmp_path / "explore.png"))  # rendered; the ones looked at are described in the README
+    assert page.screenshot(path=str(tmp_path / "explore.png"))  # rendered; the ones looked at are described in docs/reports.md
     assert errors == [] and asked == []
     page.close()
 

@@ -8,7 +8,7 @@ emptied, repacked with `./`, under another round's folder, with members doubled 
   (one line for the user), never an exception of another kind;
 - nothing is written outside the warehouse's folder.
 
-The default run tries 50 examples per property (`HYPOTHESIS_PROFILE=thorough`: 1,000; README figures).
+The default run tries 50 examples per property (`HYPOTHESIS_PROFILE=thorough`: 1,000).
 """
 
 from __future__ import annotations

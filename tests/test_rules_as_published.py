@@ -41,7 +41,7 @@ def test_every_ruleset_of_a_published_round_has_its_publication_date():
         assert round_name in published, f"rounds.tsv lacks {round_name}"
     assert published["v2.1"].published == "2022-11-09" and published["v6.0"].published == "2026-06-16"
     assert published["v6.1"].published is None  # not yet published: judged by today's rules
-    # the README's comparison with the summarizer of each round's day needs the logging commit of that day
+    # docs/scoring.md's comparison with the summarizer of each round's day needs the logging commit of that day
     assert all(len(published[r].logging_commit or "") == 40 for r in ("v1.1", "v2.0", "v2.1", "v3.0", "v5.0", "v6.0"))
     dates = [dt.date.fromisoformat(p.published) for p in published.values() if p.published]
     assert dates == sorted(dates)

@@ -1,5 +1,5 @@
 """Compare this project's scores with MLCommons' own summarizer as it stood when a round was published, on rounds that
-are not in ../shared/mlperf (the README's "Every round against its published scores").
+are not in ../shared/mlperf (docs/scoring.md, "Every round against its published scores").
 
     python tools/published_rounds.py archive  GIT_DIR ROUND OUT_DIR      # training_results_vX.Y.tar.gz, systems/ and results/ only
     python tools/published_rounds.py official LOGGING_GIT_DIR ARCHIVE OUT_CSV   # the summarizer of publication day
