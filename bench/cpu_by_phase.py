@@ -5,7 +5,7 @@ process under it is sampled every 0.1 s (user + system time, from /proc/<pid>/st
 
 * parse workers: the pool that reads and judges logs (nice 0), with the fork server it is forked from;
 * draw workers: the pool that draws figures (nice 19);
-* Prefect API: the temporary server (uvicorn);
+* Prefect API: the temporary server (`prefect server start`);
 * main process: the command itself (orchestration, Prefect client, scoring, analysis, loading, reports);
 * other helpers: the resource tracker.
 
@@ -66,7 +66,7 @@ def phase(pid: int, root: int, niceness: int, command: str) -> str:
     # the workers are forked from the fork server, so they share its command line: niceness tells the pools apart
     if pid == root:
         return "main process"
-    if "uvicorn" in command:
+    if "uvicorn" in command or "prefect server start" in command:  # the temporary server, by either launch
         return "Prefect API"
     if "multiprocessing.resource_tracker import" in command:
         return "other helpers"

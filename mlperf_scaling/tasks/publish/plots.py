@@ -403,7 +403,7 @@ def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Pat
         label = f"{name} ({points.height} systems)"
         model = group_model(apart_series(points)[0], AMDAHL, round_name=str(round_name))
         if model is not None:
-            curve = model.curve(points=60)
+            curve = model.curve(points=24)
             xs = curve["accelerators"].to_numpy()
             efficiency = t_ref * n_ref / (xs * curve["time_min"].to_numpy())
             slow = t_ref * n_ref / (xs * curve["time_min_high"].fill_null(curve["time_min"]).to_numpy())
