@@ -34,7 +34,9 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_PLOT_FORMATS  plot files: svg (default; text kept as text), or "svg png" for PNG copies too
   MLPERF_WORKERS       worker processes for parsing and for drawing (default: every CPU this process may use)
   MLPERF_TASK_RUNNER   local (default: this machine's worker pools) or dask (each batch and figure a Prefect task)
-  MLPERF_DASK_ADDRESS  the scheduler of a Dask cluster for MLPERF_TASK_RUNNER=dask (default: a local cluster)
+  MLPERF_DASK_ADDRESS  the scheduler of a Dask cluster for MLPERF_TASK_RUNNER=dask, e.g. tcp://10.0.0.5:8786 (default: a
+                       local cluster); it must answer with a worker within MLPERF_DASK_TIMEOUT_S (10) before any work
+  MLPERF_PREFECT_HISTORY_DAYS  days of flow runs the temporary Prefect API keeps in its database (7)
   MLPERF_NETWORK_TIMEOUT_S, MLPERF_CLONE_TIMEOUT_S, MLPERF_NETWORK_RETRIES, MLPERF_RETRY_DELAY_S, MLPERF_MAX_SOURCE_BYTES
 """
 
@@ -208,7 +210,7 @@ def _main(argv: list[str] | None) -> int:
             raise SystemExit("mlperf-scaling: --offline reads every round from a mirror: give --mirror DIR (or MLPERF_MIRROR)")
         if args.command == "watch" and settings.offline:
             raise SystemExit("mlperf-scaling: watch asks the remote what it publishes, which --offline (MLPERF_OFFLINE) forbids")
-        problem = _before_any_work(args)
+        problem = _before_any_work(args) or _cluster_problem(args, settings)
         if problem is not None:
             raise SystemExit(f"mlperf-scaling: {problem}")
     except SystemExit as stop:
@@ -234,7 +236,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
             from mlperf_scaling.runtime.collector import collecting_less
             from mlperf_scaling.runtime.local_api import local_runs, start_early
 
-            with local_runs(start_early(), _FLOWS[args.command]), collecting_less():  # once the flows and what they use are imported
+            with local_runs(start_early(settings.prefect_history_days), _FLOWS[args.command]), collecting_less():  # once the flows and what they use are imported
                 return _command(args, settings)
         return _command(args, settings, unchanged)
     return _command(args, settings)
@@ -268,6 +270,15 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
             except SourceError as exc:
                 return str(exc)
     return None
+
+
+def _cluster_problem(args: argparse.Namespace, settings: Settings) -> str | None:
+    """A command that runs flows on a named Dask cluster checks it first: the scheduler answers and has a worker."""
+    if args.command not in _FLOWS or settings.task_runner != "dask" or not settings.dask_address:
+        return None
+    from mlperf_scaling.runtime.runners import cluster_problem
+
+    return cluster_problem(settings.dask_address, settings.dask_timeout_s)
 
 
 # The commands that run flows, and what each imports while a temporary API boots on the other core: the modules of its

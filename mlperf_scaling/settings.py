@@ -47,7 +47,12 @@ class Settings(BaseSettings):
     workers: int | None = Field(None, ge=1, le=1024, description="worker processes per pool (default: the CPUs this process may use)")
     # Where parsing batches and figures run (mlperf_scaling.runtime.runners): this machine's pools, or Prefect tasks on Dask.
     task_runner: Literal["local", "dask"] = Field("local", description="local (the worker pools) or dask (Prefect tasks on a Dask cluster)")
-    dask_address: str | None = Field(None, description="scheduler of a running Dask cluster, e.g. tcp://10.0.0.5:8786 (none: a local one)")
+    dask_address: str | None = Field(None, pattern=r"^(tcp|tls|ucx|ws|wss)://[^\s/:]+:\d{1,5}$",
+                                     description="scheduler of a running Dask cluster, e.g. tcp://10.0.0.5:8786 (none: a local one)")
+    # Before any work, the scheduler must answer and show a worker within this long, or the command stops in one line.
+    dask_timeout_s: float = Field(10, gt=0, description="seconds the Dask scheduler has to answer with at least one worker")
+    # The temporary Prefect API's database keeps the flow runs of this many days (Prefect's vacuum, at each start).
+    prefect_history_days: float = Field(7, gt=0, description="days of flow runs the temporary Prefect API keeps (at least an hour)")
     # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
     max_source_bytes: int = Field(16 * 1024**3, gt=0, description="the most a source may expand to")
 

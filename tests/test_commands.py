@@ -74,6 +74,7 @@ def test_mistakes_are_one_line_and_exit_2_before_prefect_starts(argv, message, t
 def test_an_interrupt_ends_the_command_at_once_and_keeps_the_warehouse(signum, code, loaded, prefect_isolated):
     before = state(loaded)
     mark = f"interrupt-{signum}"
+    started = time.time()
     child = subprocess.Popen(
         [sys.executable, "-m", "mlperf_scaling.cli", "ingest", str(archive("v4.1")), "--warehouse", str(loaded)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "MLPERF_TEST_MARK": mark},
@@ -97,8 +98,28 @@ def test_an_interrupt_ends_the_command_at_once_and_keeps_the_warehouse(signum, c
                     "is kept, the rounds loaded before are as they were")
     assert "Traceback" not in rest
     assert state(loaded) == before
+    # the API that recorded its flow runs does not show them Running: they ended Cancelled, saying why
+    runs = flow_runs_since(started)
+    assert runs and not [r for r in runs if r.state_name == "Running"], [(r.name, r.state_name) for r in runs]
+    assert any(r.state_name == "Cancelled" and f"interrupted ({signal.Signals(signum).name})" in (r.state.message or "") for r in runs)
     time.sleep(1.5)  # the workers notice their parent is gone within a second
     assert descendants_of_dead(mark) == []
+
+
+def flow_runs_since(started: float) -> list:
+    """The flow runs the tests' API holds that began after `started` (a time.time())."""
+    import asyncio
+    import datetime as dt
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterStartTime
+
+    async def read() -> list:
+        async with get_client() as client:
+            since = dt.datetime.fromtimestamp(started, dt.UTC)
+            return await client.read_flow_runs(flow_run_filter=FlowRunFilter(start_time=FlowRunFilterStartTime(after_=since)))
+
+    return asyncio.run(read())
 
 
 def test_a_closed_pipe_ends_quietly(loaded):

@@ -98,7 +98,8 @@ def test_every_deployment_entrypoint_imports():
     assert config["deployments"]
     for deployment in config["deployments"]:
         path, name = deployment["entrypoint"].split(":")
-        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        assert "/" not in path and not path.endswith(".py"), "a module path: importable by a worker from any folder"
+        module = importlib.import_module(path)
         flow = getattr(module, name)
         assert hasattr(flow, "deploy"), f"{deployment['entrypoint']} is not a Prefect flow"
         assert set(deployment.get("parameters", {})) <= set(flow.parameters.properties)

@@ -82,3 +82,48 @@ def test_figures_are_task_runs_on_the_cluster_too(prefect_isolated, dask_cluster
 
     assert draw() == [3, 2]
     assert completed_task_runs("draw-plots", at_least=before + 2) == before + 2
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(("address", "said"), [
+    ("not-an-address", "dask_address: String should match pattern"),
+    (None, "has no worker after 3 s: start one (`dask worker tcp://127.0.0.1:"),  # a real scheduler, no worker
+    ("tcp://127.0.0.1:{closed}", "did not answer within 3 s"),
+])
+def test_a_cluster_that_cannot_take_work_is_refused_before_any_work_in_one_line(address, said, tmp_path, monkeypatch, capsys):
+    import subprocess
+    import sys
+
+    from mlperf_scaling.cli import main
+
+    scheduler = None
+    if address is None:  # `dask scheduler` in a process of its own, as a platform engineer starts one
+        port = _free_port()
+        scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                                      str(port), "--dashboard-address", ":0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        address = f"tcp://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while subprocess.run([sys.executable, "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}), 1)"],
+                             capture_output=True).returncode and time.monotonic() < deadline:
+            time.sleep(0.3)
+    try:
+        monkeypatch.setenv("MLPERF_TASK_RUNNER", "dask")
+        monkeypatch.setenv("MLPERF_DASK_ADDRESS", address.replace("{closed}", str(_free_port())))
+        monkeypatch.setenv("MLPERF_DASK_TIMEOUT_S", "3")
+        started = time.monotonic()
+        mirror = fixture_round("v5.1", tmp_path / "mirror").parent
+        assert main(["run", "--mirror", str(mirror), "--warehouse", str(tmp_path / "w.duckdb"), "--reports", str(tmp_path / "reports")]) == 2
+        err = capsys.readouterr().err
+        assert time.monotonic() - started < 15 and err.count("\n") == 1 and said in err, err
+        assert not (tmp_path / "w.duckdb").exists() and not (tmp_path / "reports").exists()  # nothing done, nothing left
+    finally:
+        if scheduler is not None:
+            scheduler.terminate()
+            scheduler.wait(timeout=30)

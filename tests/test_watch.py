@@ -138,7 +138,7 @@ def test_deployments_for_serve_are_the_ones_prefect_yaml_declares():
     from mlperf_scaling.settings import Settings
 
     pipeline, watch = build_deployments(Settings())
-    assert (pipeline.name, watch.name) == ("pipeline", "watch-releases")
+    assert (pipeline.name, watch.name) == ("pipeline-serve", "watch-releases-serve")  # apart from prefect deploy's names
     assert watch_cron() == "0 6 * * *"  # daily, 06:00 UTC, written once: in prefect.yaml
     assert watch.schedules[0].schedule.cron == watch_cron()
     assert pipeline.description == declared_deployments()["pipeline"]["description"]

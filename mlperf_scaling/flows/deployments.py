@@ -1,5 +1,6 @@
 """The two deployments for `mlperf-scaling serve` (local, no work pool), read from prefect.yaml: their descriptions,
-parameters and the watch's schedule are written there once, for `prefect deploy` and `serve` alike."""
+parameters and the watch's schedule are written there once, for `prefect deploy` and `serve` alike. Served, they are
+named apart (SERVED_SUFFIX), so a `serve` and a `prefect deploy` against one API never overwrite each other."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ def watch_cron(path: Path = PREFECT_YAML) -> str:
     return declared_deployments(path)["watch-releases"]["schedules"][0]["cron"]
 
 
+SERVED_SUFFIX = "-serve"
+
+
 def build_deployments(settings: Settings, cron: str | None = None, path: Path = PREFECT_YAML) -> list:
     """The pipeline and the watch, with the settings of this process as their parameters."""
     from mlperf_scaling.flows.pipeline import mlperf_pipeline
@@ -39,12 +43,12 @@ def build_deployments(settings: Settings, cron: str | None = None, path: Path = 
     declared = declared_deployments(path)
     common = {"warehouse": str(settings.warehouse), "remote_base": settings.remote_base, "reports": str(settings.reports)}
     pipeline = mlperf_pipeline.to_deployment(
-        name="pipeline",
+        name="pipeline" + SERVED_SUFFIX,
         description=declared["pipeline"]["description"],
         parameters={**common, "rounds": settings.rounds, "mirror": str(settings.mirror) if settings.mirror else None},
     )
     watch = watch_releases.to_deployment(
-        name="watch-releases",
+        name="watch-releases" + SERVED_SUFFIX,
         description=declared["watch-releases"]["description"],
         cron=cron or watch_cron(path),
         parameters=common,

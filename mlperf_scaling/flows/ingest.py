@@ -10,6 +10,7 @@ from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
 from mlperf_scaling.rounds import round_from_name
 from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.runtime.interrupts import now_doing
+from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.steps import check_loaded, load_round, record_failure, validate_round
@@ -31,7 +32,7 @@ def _round_run_name() -> str:
     return f"ingest-{round_name.replace('.', '-')}"
 
 
-@flow(name="ingest-round", flow_run_name=_round_run_name)
+@flow(name="ingest-round", flow_run_name=_round_run_name, on_running=[note_flow_run])
 def ingest_round(
     source: str,
     warehouse: str,
@@ -81,7 +82,7 @@ def ingest_round(
         return round_failed(outcome)  # type: ignore[return-value]
 
 
-@flow(name="ingest")
+@flow(name="ingest", on_running=[note_flow_run])
 def ingest_sources(
     sources: list[str],
     warehouse: str,

@@ -11,15 +11,17 @@ from mlperf_scaling.flows.analyze import analyze_round_tasks, analyze_trends
 from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
 from mlperf_scaling.runtime.handoff import untraversed
+from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.steps import record_failure
 from mlperf_scaling.tasks.publish.steps import publish_round_outputs, publish_site_index
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
+from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.steps import list_rounds
 
 
-@flow(name="mlperf-pipeline")
+@flow(name="mlperf-pipeline", on_running=[note_flow_run])
 def mlperf_pipeline(
     rounds: list[str] | None,
     warehouse: str,
@@ -40,6 +42,9 @@ def mlperf_pipeline(
     """
     logger = get_run_logger()
     settings = settings or Settings()
+    mirror = mirror if mirror is not None else (str(settings.mirror) if settings.mirror else None)  # a deployment's null: MLPERF_MIRROR
+    if settings.offline and mirror is None:
+        raise SourceError("MLPERF_OFFLINE (--offline) forbids the network, and no mirror is set (MLPERF_MIRROR or the mirror parameter)")
     if rounds is None:
         rounds = list_rounds.with_options(retries=settings.network_retries, retry_delay_seconds=settings.retry_delay_s)(mirror, remote_base, rounds_of_installed_rules(), settings.network_timeout_s)
     outcomes: list[RoundOutcome] = []

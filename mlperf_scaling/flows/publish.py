@@ -6,12 +6,13 @@ from prefect import flow
 
 from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.runtime.naming import round_run_name
+from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.tasks.metrics.steps import read_round_analysis
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import PublishedRound, publish_round_outputs
 
 
-@flow(name="publish-round", flow_run_name=round_run_name("publish"))
+@flow(name="publish-round", flow_run_name=round_run_name("publish"), on_running=[note_flow_run])
 def publish_round(round_name: str, warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
                   embed_plots: bool = False) -> PublishedRound:
     """Plots, CSV tables and index.html under reports/<round>/, and the same in Prefect artifacts (the plots linked, or

@@ -10,6 +10,7 @@ from prefect.states import Failed
 
 from mlperf_scaling.flows.outcome import failures_said, result_of
 from mlperf_scaling.flows.pipeline import mlperf_pipeline
+from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings
 from mlperf_scaling.tasks.load.outcome import RoundOutcome
 from mlperf_scaling.tasks.load.versions import CHANGED, NEW, RESCORE, compare_with_warehouse, loaded_versions
@@ -26,7 +27,7 @@ class WatchResult:
     outcomes: list[RoundOutcome] = field(default_factory=list)
 
 
-@flow(name="watch-releases")
+@flow(name="watch-releases", on_running=[note_flow_run])
 def watch_releases(
     warehouse: str,
     remote_base: str = PUBLIC_REMOTE_BASE,
@@ -45,7 +46,9 @@ def watch_releases(
     to_run = [c.round for c in changes if c.action in (NEW, CHANGED, RESCORE)]
     for change in changes:
         logger.info("%s: head %s, loaded %s: %s", change.round, change.head[:12], (change.loaded_commit or "-")[:12], change.action)
-    outcomes = result_of(mlperf_pipeline(to_run, warehouse, None, base, reports, settings=settings, return_state=True)) if to_run else []
+    # from the remote whose heads were compared, whatever mirror the environment names
+    remote_only = settings.model_copy(update={"mirror": None})
+    outcomes = result_of(mlperf_pipeline(to_run, warehouse, None, base, reports, settings=remote_only, return_state=True)) if to_run else []
     create_markdown_artifact(markdown=watch_markdown(base, changes, to_run, outcomes), key="watch-releases",
                              description="Rounds found at the remote, what this watch run started and what failed")
     result = WatchResult({c.round: c.action for c in changes}, to_run, outcomes)

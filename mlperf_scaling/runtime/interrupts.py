@@ -63,6 +63,9 @@ def end_at_once_on_signals(command: str) -> Iterator[None]:
                     # "Crashed" as the same signal reaches its engine, and could otherwise print after it)
                     own = os.dup(sys.stderr.fileno())
                     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+                    context = sys.modules.get("mlperf_scaling.runtime.run_context")  # only where flows ran: Prefect is loaded
+                    if context is not None:
+                        context.cancel_noted_flow_runs(f"interrupted ({_SIGNALS[signum]})")
                     os.write(own, _message(command, signum))
                     os._exit(128 + signum)  # the draft of a round being written is dropped by the next writer
 

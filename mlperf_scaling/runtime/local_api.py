@@ -28,9 +28,20 @@ from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
 # Services of a temporary API that nobody reads, each a writer to its SQLite file: automations (triggers and their
-# actions) and the event feed (event_persister; task runs are recorded from the event stream by task_run_recorder, which
-# stays). With them, a main job stood still on "database is locked" in the triggers' periodic evaluation.
-_QUIET_SERVICES = {"PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false", "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false"}
+# actions), the event feed (event_persister; task runs are recorded from the event stream by task_run_recorder, which
+# stays), and what only deployments and workers need (the scheduler, late and paused runs, the foreman, the
+# repossessor, the cleanups). With the triggers, a main job stood still on "database is locked" in their evaluation.
+_QUIET_SERVICES = {f"PREFECT_SERVER_SERVICES_{name}_ENABLED": "false" for name in (
+    "TRIGGERS", "EVENT_PERSISTER", "SCHEDULER", "LATE_RUNS", "PAUSE_EXPIRATIONS", "FOREMAN", "REPOSSESSOR", "CANCELLATION_CLEANUP",
+    "CLEANUP_RECONCILER")}
+DAY_S = 86_400
+
+
+def history_kept(days: float) -> dict[str, str]:
+    """The temporary API deletes the flow runs (with their task runs and logs) that ended more than `days` ago, each
+    time it starts (Prefect's database vacuum; at least an hour): its database keeps a bounded history."""
+    return {"PREFECT_SERVER_SERVICES_DB_VACUUM_ENABLED": "flow_runs,orphans",
+            "PREFECT_SERVER_SERVICES_DB_VACUUM_RETENTION_PERIOD": str(max(3601, round(days * DAY_S)))}  # Prefect: over an hour
 # Registering Prefect's block types at every start first imports every installed Prefect collection, prefect-dask and
 # with it dask.distributed, for types the database has held since its first start.
 _BLOCK_TYPES_REGISTERED = {"PREFECT_API_BLOCKS_REGISTER_ON_START": "false", "PREFECT_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false"}
@@ -39,9 +50,10 @@ _BLOCK_TYPES_REGISTERED = {"PREFECT_API_BLOCKS_REGISTER_ON_START": "false", "PRE
 class TemporaryApi:
     """Prefect's temporary API server in a child process that ends with this one, killed or not."""
 
-    def __init__(self) -> None:
+    def __init__(self, history_days: float = 7.0) -> None:
         self.process: subprocess.Popen | None = None
         self.port = 0
+        self.history_days = history_days
         self._errors = tempfile.TemporaryFile()  # what the server says on stderr, read only when it fails to start
         self._start()
         atexit.register(self.stop)  # before Prefect's own exit handlers, so it runs after their last flush of logs
@@ -55,9 +67,12 @@ class TemporaryApi:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(self.port), "--no-ui",
              "--log-level", "ERROR"],
-            env={**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", **_QUIET_SERVICES,
+            env={**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", **_QUIET_SERVICES, **history_kept(self.history_days),
                  **(_BLOCK_TYPES_REGISTERED if database_started_before() else {})},
-            stdout=subprocess.DEVNULL, stderr=self._errors,  # its banner is not this command's output
+            stdout=self._errors, stderr=subprocess.STDOUT,  # its banner is not this command's output; read if it fails
+            # a session of its own: Ctrl-C reaches the command, which records its runs as Cancelled here before it ends
+            # (and with it, this server: _end_with_parent)
+            start_new_session=True,
             preexec_fn=_end_with_parent,  # noqa: PLW1509  # a prctl call only (Linux), nothing that takes a lock
         )
 
@@ -142,12 +157,12 @@ def _end_with_parent() -> None:
         _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def start_early() -> TemporaryApi | None:
+def start_early(history_days: float = 7.0) -> TemporaryApi | None:
     """A temporary API, started now, unless PREFECT_API_URL is set in the environment or Prefect is already
     configured in this process (a test harness). `local_runs` stops it again if a profile names a served API."""
     if os.environ.get("PREFECT_API_URL") or "prefect.settings" in sys.modules:
         return None
-    return TemporaryApi()
+    return TemporaryApi(history_days)
 
 
 @contextmanager

@@ -58,3 +58,36 @@ class ProgressBar:
 def artifact_key(*parts: str) -> str:
     """Prefect keys allow lowercase letters, digits and dashes only: `v4.1`, `llama2_70b_lora` -> `v4-1`, `llama2-70b-lora`."""
     return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", "-".join(parts).lower())).strip("-")
+
+
+# The flow runs this process has running: an interrupt records them as Cancelled before the process ends, so that the
+# API (served or temporary) is not left showing them Running for ever
+_running_flow_runs: set[Any] = set()
+
+
+def note_flow_run(flow: Any, flow_run: Any, state: Any) -> None:
+    """A flow's `on_running` hook: remember the run, to say it was cancelled should the command be interrupted."""
+    _running_flow_runs.add(flow_run.id)
+
+
+def cancel_noted_flow_runs(reason: str, timeout_s: float = 3.0) -> None:
+    """Record every flow run this process started as Cancelled, within `timeout_s`; a run that ended already keeps its
+    state (the change is not forced), and an API that does not answer in time is left as it is."""
+    if not _running_flow_runs:
+        return
+    import threading
+
+    from prefect.client.orchestration import get_client
+    from prefect.states import Cancelled
+
+    def cancel() -> None:
+        try:
+            with get_client(sync_client=True) as client:
+                for flow_run_id in list(_running_flow_runs):
+                    client.set_flow_run_state(flow_run_id, Cancelled(message=reason))
+        except Exception:  # noqa: BLE001 - ending anyway: the API may be gone with the interrupt
+            pass
+
+    worker = threading.Thread(target=cancel, name="cancel-runs", daemon=True)
+    worker.start()
+    worker.join(timeout_s)

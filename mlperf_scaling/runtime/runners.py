@@ -118,3 +118,26 @@ def _call(function: Callable, arguments: Arguments) -> Any:
 def submit(kind: str, function: Callable, arguments: tuple) -> Outcome:
     """function(*arguments) as a Prefect task run on the Dask runner; `.result()` gives its value (or raises its error)."""
     return _dask_runner().submit(_task(kind), {"function": function, "arguments": Arguments(arguments)})
+
+
+def cluster_problem(address: str, timeout_s: float) -> str | None:
+    """Why the Dask cluster at `address` cannot take work (its scheduler does not answer, or shows no worker, within
+    `timeout_s`), in one line naming the address and what to do; None when it can. Asked before any work starts."""
+    import time
+
+    from distributed import Client
+
+    started = time.monotonic()
+    try:
+        client = Client(address, timeout=timeout_s, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        return (f"the Dask scheduler at {address} did not answer within {timeout_s:g} s ({type(exc).__name__}): start it "
+                "(`dask scheduler`), or unset MLPERF_DASK_ADDRESS to run on this machine")
+    try:
+        client.wait_for_workers(1, timeout=max(timeout_s - (time.monotonic() - started), 0.5))
+    except TimeoutError:
+        return (f"the Dask scheduler at {address} has no worker after {timeout_s:g} s: start one (`dask worker {address}`), "
+                "or unset MLPERF_DASK_ADDRESS to run on this machine")
+    finally:
+        client.close()
+    return None
