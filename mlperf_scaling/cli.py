@@ -250,6 +250,8 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
 
     if getattr(args, "warehouse", None) is not None and (problem := file_problem(args.warehouse)) is not None:
         return problem
+    if (problem := _machine_problem(args)) is not None:
+        return problem
     if getattr(args, "round_name", None) is not None:  # a round as people type it: 4.1, v4.1
         if args.command == "plan" and args.round_name.lower() in ("best", "latest"):
             args.round_name = args.round_name.lower()
@@ -269,6 +271,26 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
                 source_problem(str(spec), args.round_name)
             except SourceError as exc:
                 return str(exc)
+    return None
+
+
+# The commands that write the warehouse, and those that write reports
+_WRITES_WAREHOUSE = {"run", "ingest", "analyze", "trends", "watch"}
+_WRITES_REPORTS = {"run", "analyze", "trends", "watch", "explore"}
+
+
+def _machine_problem(args: argparse.Namespace) -> str | None:
+    """Where the command must write and cannot (the warehouse's folder, the reports, Prefect's home), in one line."""
+    from mlperf_scaling.runtime.paths import folder_problem
+
+    if args.command in _WRITES_WAREHOUSE and (problem := folder_problem(Path(args.warehouse).parent, "--warehouse's folder")):
+        return problem
+    if args.command in _WRITES_REPORTS and (problem := folder_problem(args.reports, "--reports")):
+        return problem
+    if args.command in _FLOWS and not os.environ.get("PREFECT_API_URL"):
+        home = os.environ.get("PREFECT_HOME", "~/.prefect")  # where the temporary Prefect API keeps its database
+        if (problem := folder_problem(home, "Prefect's home (PREFECT_HOME)")):
+            return problem
     return None
 
 
