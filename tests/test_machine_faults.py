@@ -66,3 +66,18 @@ def test_prefects_home_that_cannot_be_written_is_one_line_before_any_work(tmp_pa
     err = capsys.readouterr().err
     assert err == f"mlperf-scaling: Prefect's home (PREFECT_HOME) {tmp_path / 'taken'} is a file, where a folder must be: give a folder, or move the file away\n"
     assert os.listdir(tmp_path) == ["taken"]
+
+
+def test_a_page_that_links_a_file_that_is_not_there_is_found(tmp_path):
+    from mlperf_scaling.tasks.publish.report import missing_links
+    from mlperf_scaling.tasks.publish.steps import check_reports
+
+    round_folder = tmp_path / "v4.1"
+    (round_folder / "plots").mkdir(parents=True)
+    (round_folder / "plots" / "bert_time.svg").write_text("<svg/>")
+    (round_folder / "index.html").write_text('<a href="../index.html">all</a><img src="plots/bert_time.svg"><img src="plots/bert_scaling.svg">'
+                                             '<a href="https://mlcommons.org">MLCommons</a><a href="#answer">answer</a>')
+    (tmp_path / "index.html").write_text('<a href="v4.1/index.html">v4.1</a><a href="trends/index.html">trends</a>')
+    assert missing_links(round_folder / "index.html") == ["plots/bert_scaling.svg"]  # the figure a worker wrote elsewhere
+    assert check_reports.fn(str(tmp_path), ["v4.1"]) == {"v4.1": ["v4.1/index.html: plots/bert_scaling.svg"],
+                                                         "": ["index.html: trends/index.html"]}

@@ -15,7 +15,7 @@ from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.steps import record_failure
-from mlperf_scaling.tasks.publish.steps import publish_round_outputs, publish_site_index
+from mlperf_scaling.tasks.publish.steps import check_reports, publish_round_outputs, publish_site_index
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.steps import list_rounds
@@ -93,6 +93,13 @@ def mlperf_pipeline(
             publish_site_index(warehouse, reports)
         except Exception as exc:
             logger.error("the front page failed: %s", exc)
+        # a run never ends well with a page that links a file nobody wrote (or a worker wrote elsewhere)
+        missing = check_reports(reports, [str(o.round) for o in outcomes if o.report])
+        for outcome in outcomes:
+            if outcome.round in missing:
+                _analysis_failed(outcome, FileNotFoundError(f"its report links files that are not there: {'; '.join(missing[outcome.round][:5])}"))
+        if "" in missing:
+            logger.error("the pages across rounds link files that are not there: %s", "; ".join(missing[""][:5]))
     return rounds_state(outcomes, "mlperf-pipeline")  # type: ignore[return-value]
 
 

@@ -297,6 +297,16 @@ def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set
     )
 
 
+_LOCAL_LINK = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:|#|//)([^"#?]+)')
+
+
+def missing_links(page: Path) -> list[str]:
+    """The files a page links to (relative links, images and pages alike) that are not there: a report must never
+    point at a figure a worker wrote somewhere else, or never wrote."""
+    text = page.read_text(encoding="utf-8")
+    return sorted({link for link in _LOCAL_LINK.findall(text) if not (page.parent / link).exists()})
+
+
 def write_index(folder: Path, page: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "index.html"

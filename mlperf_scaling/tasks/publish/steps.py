@@ -20,7 +20,7 @@ from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
 from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
-from mlperf_scaling.tasks.publish.report import render_index, render_site_index, render_trends, write_index
+from mlperf_scaling.tasks.publish.report import missing_links, render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.warehouse.read import read_queries
@@ -51,7 +51,8 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
     its plots were drawn (a stored content hash) is not drawn again."""
     from mlperf_scaling.tasks.publish.plots import plot_benchmark  # matplotlib: imported where drawn, not by every command
 
-    folder = Path(reports) / analysis.round / "plots"
+    # absolute: a worker (a Dask worker in another folder, on another machine sharing it) draws where the page looks
+    folder = (Path(reports) / analysis.round / "plots").resolve()
     drawn = DrawnPlots(folder)
     plots: dict[str, dict[str, list[Path]]] = {}
     todo = []
@@ -96,7 +97,7 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
     folder = Path(reports) / "trends"
     # every round published between the first and the last, so a round this warehouse lacks shows as a gap
     seen = trends.round_trends["round"].unique().to_list()
-    plots = plot_trends(trends.round_trends, folder / "plots", sorted_rounds({*seen, *rounds_of_installed_rules()}), formats)
+    plots = plot_trends(trends.round_trends, (folder / "plots").resolve(), sorted_rounds({*seen, *rounds_of_installed_rules()}), formats)
     write_tables(folder, trends.tables())
     return write_index(folder, render_trends(trends.round_trends, trends.carried_over, plots, trends.software_gains))
 
@@ -110,6 +111,20 @@ def publish_site_index(warehouse: str, reports: str) -> Path:
     published = {r for r in rounds["round"].to_list() if (folder / r / "index.html").is_file()}
     write_tables(folder, {"best_recommendations": best})
     return write_index(folder, render_site_index(rounds, best, published, backtest))
+
+
+@task(name="check-reports", cache_policy=NO_CACHE)
+def check_reports(reports: str, rounds: list[str]) -> dict[str, list[str]]:
+    """Per round (and "" for the pages across rounds), the files its pages link to that are not there."""
+    folder = Path(reports)
+    pages = {round_name: [folder / round_name / "index.html", folder / round_name / "explore.html"] for round_name in rounds}
+    pages[""] = [folder / "index.html", folder / "trends" / "index.html", folder / "explore.html"]
+    found = {}
+    for round_name, round_pages in pages.items():
+        missing = [f"{page.relative_to(folder)}: {link}" for page in round_pages if page.is_file() for link in missing_links(page)]
+        if missing:
+            found[round_name] = missing
+    return found
 
 
 def write_explorer_pages(warehouse: str, reports: str, publishing: list[str] | None = None) -> list[Path]:
