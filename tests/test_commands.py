@@ -162,3 +162,21 @@ def test_an_export_imports_into_identical_tables_with_their_comments(file_format
         assert copy.execute(comments).fetchall() == source.execute(comments).fetchall()
         views = "select view_name from duckdb_views() where not internal order by 1"
         assert copy.execute(views).fetchall() == source.execute(views).fetchall()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_serve_ends_within_five_seconds_of_a_signal(signum, prefect_isolated, tmp_path):
+    child = subprocess.Popen([sys.executable, "-m", "mlperf_scaling.cli", "serve"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env={**os.environ, "MLPERF_WAREHOUSE": str(tmp_path / "w.duckdb")})
+    assert child.stdout is not None
+    said = []
+    for line in child.stdout:
+        said.append(line)
+        if "serving deployments" in line:
+            break
+    assert child.poll() is None, "".join(said)[-2000:]
+    time.sleep(2)  # serving: its runner polls the API
+    sent = time.monotonic()
+    child.send_signal(signum)
+    child.communicate(timeout=30)
+    assert time.monotonic() - sent < 5 and child.returncode in (0, 128 + signum)
