@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 import duckdb
 import pytest
-from conftest import fixture_round
+from conftest import archive, fixture_round
 
 from mlperf_scaling.runtime import runners
 
@@ -57,13 +58,14 @@ def test_an_ingest_on_a_two_worker_dask_cluster_gives_the_same_tables(prefect_is
     from mlperf_scaling.flows.ingest import ingest_round
 
     source = str(fixture_round("v5.1", tmp_path / "slice"))
-    before = completed_task_runs("parse-logs")
+    before, shipped = completed_task_runs("read-share"), completed_task_runs("parse-logs")
     assert ingest_round(source, str(tmp_path / "dask.duckdb")).status == "succeeded"
-    on_dask = completed_task_runs("parse-logs", at_least=before + 1)
-    assert on_dask > before  # the batch ran on the cluster, as a task run the Prefect API knows
+    on_dask = completed_task_runs("read-share", at_least=before + 2)
+    assert on_dask == before + 2  # each worker read its share from the source, as a task run the Prefect API knows
+    assert completed_task_runs("parse-logs") == shipped  # and no log went through the scheduler
     monkeypatch.setenv(runners.RUNNER_VARIABLE, runners.LOCAL)
     assert ingest_round(source, str(tmp_path / "local.duckdb")).status == "succeeded"
-    assert completed_task_runs("parse-logs") == on_dask  # the local pools: no task run per batch
+    assert completed_task_runs("read-share") == on_dask  # the local pools: no task run per batch
     assert round_tables(tmp_path / "dask.duckdb") == round_tables(tmp_path / "local.duckdb")
     assert round_tables(tmp_path / "dask.duckdb")["runs"][0] == 10
 
@@ -82,6 +84,43 @@ def test_figures_are_task_runs_on_the_cluster_too(prefect_isolated, dask_cluster
 
     assert draw() == [3, 2]
     assert completed_task_runs("draw-plots", at_least=before + 2) == before + 2
+
+
+def write_note(name: str, folder, text: str):
+    """A module-level drawing stand-in: writes a file into `folder` and names it."""
+    path = folder / "sub" / f"{name}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return {"note": [path]}
+
+
+def test_files_drawn_on_the_cluster_come_back_to_the_commands_folder(prefect_isolated, dask_cluster, tmp_path):
+    from prefect import flow
+
+    from mlperf_scaling.runtime.dispatch import map_on_cores
+    from mlperf_scaling.runtime.pools import DRAW
+
+    folder = tmp_path / "plots"  # the workers never write here: they draw into scratch folders of their own
+
+    @flow
+    def draw() -> list:
+        return map_on_cores(write_note, [("a", folder, "first"), ("b", folder, "second")], DRAW, writes_into=1)
+
+    assert draw() == [{"note": [folder / "sub" / "a.txt"]}, {"note": [folder / "sub" / "b.txt"]}]
+    assert (folder / "sub" / "a.txt").read_text() == "first" and (folder / "sub" / "b.txt").read_text() == "second"
+
+
+def test_a_worker_that_cannot_see_the_source_says_so_and_the_command_reads_it(prefect_isolated, tmp_path, monkeypatch):
+    from mlperf_scaling.tasks.parse import shares
+    from mlperf_scaling.tasks.parse.read import Share
+    from mlperf_scaling.tasks.source.resolve import resolve_source
+
+    source = resolve_source(str(archive("v4.1")))
+    with pytest.raises(shares.SourceNotVisible, match="sees a different file at .*training_results_v4.1.tar.gz"):
+        shares.read_source_share(source, Share(0, 2), 5, None, 1 << 30)
+    gone = dataclasses.replace(source, location=str(tmp_path / "elsewhere.tar.gz"))
+    with pytest.raises(shares.SourceNotVisible, match="cannot see .*elsewhere.tar.gz"):
+        shares.read_source_share(gone, Share(0, 2), None, None, 1 << 30)
 
 
 def _free_port() -> int:

@@ -84,8 +84,9 @@ def close() -> None:
         runner.__exit__(None, None, None)
 
 
+READ = "read"  # a worker reading its share of a round from the source itself (mlperf_scaling.tasks.parse.shares)
 # The Prefect task each kind of work runs as: its name is what the UI shows
-TASK_NAMES = {"parse": "parse-logs", "draw": "draw-plots"}
+TASK_NAMES = {"parse": "parse-logs", "draw": "draw-plots", READ: "read-share"}
 
 
 def _task(kind: str):
@@ -118,6 +119,19 @@ def _call(function: Callable, arguments: Arguments) -> Any:
 def submit(kind: str, function: Callable, arguments: tuple) -> Outcome:
     """function(*arguments) as a Prefect task run on the Dask runner; `.result()` gives its value (or raises its error)."""
     return _dask_runner().submit(_task(kind), {"function": function, "arguments": Arguments(arguments)})
+
+
+def worker_count() -> int:
+    """The Dask workers that take this command's work: those of the named cluster now, or the local cluster's."""
+    from mlperf_scaling.runtime.cores import cpu_workers
+
+    address = os.environ.get(ADDRESS_VARIABLE, "").strip()
+    if not address:
+        return cpu_workers()
+    from distributed import Client
+
+    with Client(address, timeout=30, set_as_default=False) as client:
+        return max(1, len(client.nthreads()))
 
 
 def cluster_problem(address: str, timeout_s: float) -> str | None:

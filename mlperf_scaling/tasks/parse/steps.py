@@ -10,8 +10,10 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from mlperf_scaling.runtime.run_context import ProgressBar, artifact_key, run_logger
+from mlperf_scaling.runtime.runners import on_dask
 from mlperf_scaling.tasks.parse.pool import Judge
 from mlperf_scaling.tasks.parse.read import RoundFacts, read_round_files
+from mlperf_scaling.tasks.parse.shares import can_read_on_workers, read_on_workers
 from mlperf_scaling.tasks.source.members import DEFAULT_MAX_SOURCE_BYTES, Provenance
 from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes, notes_folder_for
 from mlperf_scaling.tasks.source.resolve import Source, open_source, resolve_source
@@ -50,9 +52,14 @@ def read_round(
         logger.info("%s: %d files, %.0f MB read (%.0f%%)", source.round, n_files, n_bytes / 1e6, 100 * fraction)
         bar.update(fraction)
 
-    with open_source(source, git_timeout_s=clone_timeout_s, max_source_bytes=max_source_bytes) as stream:
-        facts = read_round_files(stream, source.round, notes, progress, judge=judge)
-        provenance = stream.provenance
+    # on Dask, the workers read the source themselves where they can see it: no log travels through the scheduler
+    read = read_on_workers(source, notes, judge, max_source_bytes) if on_dask() and can_read_on_workers(source) else None
+    if read is not None:
+        facts, provenance = read
+    else:
+        with open_source(source, git_timeout_s=clone_timeout_s, max_source_bytes=max_source_bytes) as stream:
+            facts = read_round_files(stream, source.round, notes, progress, judge=judge)
+            provenance = stream.provenance
     bar.finish()
     if provenance.commit is None and notes.source_commit:
         # a mirror's archive: its sha256 names the bytes, the manifest names the repository commit

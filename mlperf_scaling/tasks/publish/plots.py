@@ -493,7 +493,7 @@ def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None
     folder.mkdir(parents=True, exist_ok=True)
     rounds = all_rounds or trends.select("round", "round_order").unique().sort("round_order")["round"].to_list()
     calls = [(str(workload), group, folder, rounds, formats) for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True)]
-    return dict(zip([call[0] for call in calls], map_on_cores(plot_trend, calls, DRAW), strict=True))
+    return dict(zip([call[0] for call in calls], map_on_cores(plot_trend, calls, DRAW, writes_into=2), strict=True))
 
 
 def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[str], formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:

@@ -51,7 +51,8 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
     its plots were drawn (a stored content hash) is not drawn again."""
     from mlperf_scaling.tasks.publish.plots import plot_benchmark  # matplotlib: imported where drawn, not by every command
 
-    # absolute: a worker (a Dask worker in another folder, on another machine sharing it) draws where the page looks
+    # absolute: the pages and the record of drawn plots name it the same from any folder (on Dask the figures come back
+    # as bytes and are written here: mlperf_scaling.runtime.files_back)
     folder = (Path(reports) / analysis.round / "plots").resolve()
     drawn = DrawnPlots(folder)
     plots: dict[str, dict[str, list[Path]]] = {}
@@ -65,7 +66,7 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
             plots[benchmark] = kept
         else:
             todo.append((benchmark, fingerprint, inputs))
-    for (benchmark, fingerprint, _), paths in zip(todo, map_on_cores(plot_benchmark, [inputs for _, _, inputs in todo], DRAW), strict=True):
+    for (benchmark, fingerprint, _), paths in zip(todo, map_on_cores(plot_benchmark, [inputs for _, _, inputs in todo], DRAW, writes_into=2), strict=True):
         plots[benchmark] = paths
         drawn.record(benchmark, fingerprint, paths)
     drawn.save()
