@@ -12,6 +12,12 @@ ratio, not the seconds, compares between runs). Target from issue 37: <= 1.3.
 
     uv run python bench/cluster.py                       # v0.6 v4.1 v5.1, 3 pairs
     uv run python bench/cluster.py --rounds v4.1 --pairs 1
+    uv run python bench/cluster.py --account             # what 16 and 64 workers would buy (measured parts, a model)
+
+`--account` measures, for each round, in this process: the time to read the archive with no log taken (the
+decompression every worker repeats for an archive) and the time to read and parse every log (one worker's whole
+round). A round on n workers reading an archive then takes about decompress + parse/n; reading an unpacked folder,
+(decompress + parse)/n. The command's own work (scoring, loading, analysis) is not spread and is printed apart.
 """
 
 from __future__ import annotations
@@ -71,13 +77,46 @@ def timed_run(rounds: list[str], mirror: str, scratch: Path, name: str, environm
     return seconds
 
 
+def account(rounds: list[str], mirror: str) -> None:
+    from mlperf_scaling.tasks.parse.read import Share, read_share
+    from mlperf_scaling.tasks.score.compliance import judge_for
+    from mlperf_scaling.tasks.score.rules import rules_for_round
+    from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
+
+    def seconds(spec: str, share: Share, judge) -> float:
+        source = resolve_source(spec)
+        started = time.perf_counter()
+        with open_source(source) as stream:
+            read_share(stream, source.round, share, workers=0, judge=judge)
+        return time.perf_counter() - started
+
+    print(f"{'round':7} {'decompress s':>12} {'parse s':>8}   per-round read, archive (folder) at n workers")
+    totals = [0.0, 0.0]
+    for round_name in rounds:
+        spec = str(Path(mirror) / f"training_results_{round_name}.tar.gz")
+        judge = judge_for(rules_for_round(round_name))
+        decompress = seconds(spec, Share(0, 1 << 30), judge)  # one log taken: the stream is read to its end all the same
+        parse = max(seconds(spec, Share(0, 1), judge) - decompress, 0.0)
+        totals[0] += decompress
+        totals[1] += parse
+        at = "  ".join(f"n={n}: {decompress + parse / n:5.2f} ({(decompress + parse) / n:4.2f})" for n in (1, 2, 16, 64))
+        print(f"{round_name:7} {decompress:12.2f} {parse:8.2f}   {at}")
+    decompress, parse = totals
+    at = "  ".join(f"n={n}: {decompress + parse / n:5.2f} ({(decompress + parse) / n:4.2f})" for n in (1, 2, 16, 64))
+    print(f"{'all':7} {decompress:12.2f} {parse:8.2f}   {at}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", nargs="+", default=["v0.6", "v4.1", "v5.1"])
     parser.add_argument("--mirror", default=str(PROJECT_ROOT.parent / "shared" / "mlperf"))
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--account", action="store_true", help="measure the parts of a round's read and model 16 and 64 workers")
     args = parser.parse_args()
+    if args.account:
+        account(args.rounds, args.mirror)
+        return
     scratch = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     address, processes = start_cluster(scratch, args.workers)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLPERF_"))}

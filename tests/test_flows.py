@@ -105,6 +105,30 @@ def test_every_deployment_entrypoint_imports():
         assert set(deployment.get("parameters", {})) <= set(flow.parameters.properties)
 
 
+def test_served_deployments_name_their_flows_by_module_too():
+    from mlperf_scaling.flows.deployments import build_deployments
+    from mlperf_scaling.settings import Settings
+
+    # by file path the flow's module would be `pipeline`, which a Dask worker handed the flow cannot import
+    assert [d.entrypoint for d in build_deployments(Settings())] == ["mlperf_scaling.flows.pipeline.mlperf_pipeline",
+                                                                       "mlperf_scaling.flows.watch.watch_releases"]
+
+
+def test_a_run_whose_rounds_failed_ends_failed_with_an_exception_prefect_can_raise():
+    from prefect.states import get_state_exception
+
+    from mlperf_scaling.flows.outcome import RoundsFailed, result_of, rounds_state
+    from mlperf_scaling.tasks.load.outcome import RoundOutcome
+
+    outcomes = [RoundOutcome("v4.1", "failed", "a.tar.gz", "no such archive"), RoundOutcome("v5.1", "succeeded", "b.tar.gz")]
+    state = rounds_state(outcomes, "mlperf-pipeline")
+    assert state.is_failed() and state.message == "mlperf-pipeline: 1 of 2 rounds failed (v4.1: no such archive)"
+    # what Prefect's engine raises at the end of a deployment's failed run: the reason, not "list cannot be resolved"
+    raised = get_state_exception(state)
+    assert isinstance(raised, RoundsFailed) and str(raised) == state.message
+    assert result_of(state) == outcomes
+
+
 def _archive(folder: Path, round_name: str, data: Path) -> None:
     with tarfile.open(folder / f"training_results_{round_name}.tar.gz", "w:gz") as out:
         out.add(data, arcname=f"training_results_{round_name}")

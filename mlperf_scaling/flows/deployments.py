@@ -37,8 +37,14 @@ SERVED_SUFFIX = "-serve"
 
 def build_deployments(settings: Settings, cron: str | None = None, path: Path = PREFECT_YAML) -> list:
     """The pipeline and the watch, with the settings of this process as their parameters."""
+    from prefect.deployments.runner import EntrypointType
+
     from mlperf_scaling.flows.pipeline import mlperf_pipeline
     from mlperf_scaling.flows.watch import watch_releases
+
+    # module paths, as in prefect.yaml: loaded from a file path the flow's module would be `pipeline`, which a Dask
+    # worker (handed the flow with each task's context) cannot import
+    by_module = EntrypointType.MODULE_PATH
 
     declared = declared_deployments(path)
     common = {"warehouse": str(settings.warehouse), "remote_base": settings.remote_base, "reports": str(settings.reports)}
@@ -46,11 +52,13 @@ def build_deployments(settings: Settings, cron: str | None = None, path: Path = 
         name="pipeline" + SERVED_SUFFIX,
         description=declared["pipeline"]["description"],
         parameters={**common, "rounds": settings.rounds, "mirror": str(settings.mirror) if settings.mirror else None},
+        entrypoint_type=by_module,
     )
     watch = watch_releases.to_deployment(
         name="watch-releases" + SERVED_SUFFIX,
         description=declared["watch-releases"]["description"],
         cron=cron or watch_cron(path),
         parameters=common,
+        entrypoint_type=by_module,
     )
     return [pipeline, watch]

@@ -8,15 +8,32 @@ from typing import Any
 from prefect.client.schemas.objects import State
 from prefect.states import Failed
 
-from mlperf_scaling.failures import quiet_expected_failures
+from mlperf_scaling.failures import ExpectedFailure, quiet_expected_failures
 from mlperf_scaling.tasks.load.outcome import RoundOutcome
 
 quiet_expected_failures()  # every flow module imports this one: a failure we expect is one line in the run's log
 
 
+class RoundsFailed(ExpectedFailure):
+    """The data of a flow run that ended Failed because rounds failed: its message says which, `outcome` holds what
+    each round did. An exception, because Prefect raises a failed run's data where the run is a deployment's."""
+
+    def __init__(self, message: str, outcome: Any):
+        super().__init__(message, outcome)
+        self.outcome = outcome
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def failed_with(message: str, outcome: Any) -> State:
+    """A Failed state saying `message`, whose data carries `outcome` (read back by result_of)."""
+    return Failed(message=message, data=RoundsFailed(message, outcome))
+
+
 def round_failed(outcome: RoundOutcome) -> State:
     """The final state of a round's flow run that failed: Failed, its message the reason, its data the outcome."""
-    return Failed(message=f"{outcome.round or 'round'}: {outcome.message or 'failed'}", data=outcome)
+    return failed_with(f"{outcome.round or 'round'}: {outcome.message or 'failed'}", outcome)
 
 
 def failures_said(outcomes: list[RoundOutcome]) -> str:
@@ -30,12 +47,14 @@ def rounds_state(outcomes: list[RoundOutcome], what: str) -> list[RoundOutcome] 
     failed = [o for o in outcomes if o.failed]
     if not failed:
         return outcomes
-    return Failed(message=f"{what}: {len(failed)} of {len(outcomes)} rounds failed ({failures_said(outcomes)})", data=outcomes)
+    return failed_with(f"{what}: {len(failed)} of {len(outcomes)} rounds failed ({failures_said(outcomes)})", outcomes)
 
 
 def result_of(state: State) -> Any:
     """What a flow run returned, failed or not; an exception it raised (a crash, not a failed round) is raised again."""
     result = state.result(raise_on_failure=False)
+    if isinstance(result, RoundsFailed):
+        return result.outcome
     if isinstance(result, BaseException):
         raise result
     return result

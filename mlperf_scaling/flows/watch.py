@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.states import Failed
 
-from mlperf_scaling.flows.outcome import failures_said, result_of
+from mlperf_scaling.flows.outcome import failed_with, failures_said, result_of
 from mlperf_scaling.flows.pipeline import mlperf_pipeline
 from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings
@@ -54,6 +53,6 @@ def watch_releases(
     result = WatchResult({c.round: c.action for c in changes}, to_run, outcomes)
     failed = [o for o in outcomes if o.failed]
     if failed:
-        return Failed(message=f"watch-releases: {len(failed)} of {len(outcomes)} rounds failed "  # type: ignore[return-value]
-                      f"({failures_said(outcomes)})", data=result)
+        return failed_with(f"watch-releases: {len(failed)} of {len(outcomes)} rounds failed ({failures_said(outcomes)})",  # type: ignore[return-value]
+                           result)
     return result
