@@ -74,6 +74,9 @@ def _print_summaries(outcomes: list[RoundOutcome]) -> int:
     print_fitted(console, columns, rows, see_all="the ingestions table holds it")
     for note in notes:  # below the table, whole: a long reason must not squeeze the columns
         console.print(note, soft_wrap=True)
+    fault = next((o for o in outcomes if o.machine_fault), None)
+    if fault is not None:  # the machine refused midway: the one line that says where, and what to do
+        print(f"mlperf-scaling: stopped at {fault.round}: {fault.message}", file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -192,8 +195,21 @@ def command_line() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mlperf_scaling.failures import ExpectedFailure
+
     try:
         return _main(argv)
+    except ExpectedFailure as exc:  # raised outside any flow (the temporary API did not start): its one line
+        print(f"mlperf-scaling: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # Prefect's API gone midway (its disk full, its server stopped): one line, if that is it
+        from mlperf_scaling.runtime.local_api import api_problem
+
+        problem = api_problem(exc)
+        if problem is None:
+            raise
+        print(f"mlperf-scaling: {problem}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # the reader went away (`query ... | head`): end quietly, and let no flush at exit complain about it again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -291,7 +307,26 @@ def _machine_problem(args: argparse.Namespace) -> str | None:
         home = os.environ.get("PREFECT_HOME", "~/.prefect")  # where the temporary Prefect API keeps its database
         if (problem := folder_problem(home, "Prefect's home (PREFECT_HOME)")):
             return problem
+    if (args.command in _FLOWS or args.command == "serve") and (url := os.environ.get("PREFECT_API_URL")):
+        return _served_api_problem(url)
     return None
+
+
+def _served_api_problem(url: str, timeout_s: float = 10) -> str | None:
+    """A served Prefect API named by PREFECT_API_URL must answer before any work: else one line, not Prefect's
+    tracebacks after the work has started."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=timeout_s):
+            return None
+    except urllib.error.HTTPError as exc:
+        said = f"HTTP {exc.code}"
+    except (OSError, ValueError) as exc:  # refused, unreachable, timed out, not a URL
+        said = str(getattr(exc, "reason", None) or exc)
+    return (f"Prefect's API at {url} (PREFECT_API_URL) does not answer ({said}): start it (`prefect server start`), or unset "
+            "PREFECT_API_URL to use a temporary one")
 
 
 def _cluster_problem(args: argparse.Namespace, settings: Settings) -> str | None:

@@ -5,6 +5,7 @@ command that writes there meets every injector."""
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -81,3 +82,132 @@ def test_a_page_that_links_a_file_that_is_not_there_is_found(tmp_path):
     assert missing_links(round_folder / "index.html") == ["plots/bert_scaling.svg"]  # the figure a worker wrote elsewhere
     assert check_reports.fn(str(tmp_path), ["v4.1"]) == {"v4.1": ["v4.1/index.html: plots/bert_scaling.svg"],
                                                          "": ["index.html: trends/index.html"]}
+
+
+# Faults that arrive midway, after the checks before any work: each injector makes the machine refuse at one boundary
+# (the warehouse's swap, a report page's write) with the error the system gives there, and the command must end in
+# one line naming the place and what to do, exit 1, no traceback, the warehouse as it was and no copy left behind.
+MIDWAY = [
+    (errno.ENOSPC, "no space left on the device", "free space there"),
+    (errno.EROFS, "the file system is read-only", "make it writable"),
+    (errno.EPERM, "the operation is not permitted", "chattr -i"),
+    (errno.EIO, "an input/output error", "check the disk"),
+]
+
+
+def refuse(code: int, path_of):
+    def refused(*args, **kwargs):
+        raise OSError(code, os.strerror(code), str(path_of(*args)))
+
+    return refused
+
+
+def warehouse_state(path: Path) -> tuple:
+    import duckdb
+
+    with duckdb.connect(str(path), read_only=True) as connection:
+        return tuple(connection.execute(f"select count(*), coalesce(sum(hash(r)), 0) from {table} as r").fetchall()[0]
+                     for table in ("systems", "runs", "scores", "rejections"))
+
+
+@pytest.mark.parametrize(("code", "fault", "todo"), MIDWAY, ids=[errno.errorcode[m[0]] for m in MIDWAY])
+def test_the_warehouse_refused_midway_is_one_line_and_loses_nothing(code, fault, todo, prefect_isolated, tmp_path, monkeypatch, capsys):
+    from conftest import fixture_round
+
+    from mlperf_scaling.warehouse import connection
+
+    source = str(fixture_round("v5.1", tmp_path))
+    warehouse = tmp_path / "w.duckdb"
+    assert main(["ingest", source, "--warehouse", str(warehouse)]) == 0
+    before, files = warehouse_state(warehouse), sorted(os.listdir(tmp_path))
+    capsys.readouterr()
+    monkeypatch.setattr(connection.os, "replace", refuse(code, lambda draft, target: draft))  # the swap of the written copy
+    assert main(["ingest", source, "--warehouse", str(warehouse)]) == 1
+    err = capsys.readouterr().err
+    last = err.rstrip("\n").splitlines()[-1]
+    assert last.startswith(f"mlperf-scaling: stopped at v5.1: the warehouse {warehouse}: {fault}") and todo in last, last
+    assert "--warehouse" in last and "Traceback" not in err
+    monkeypatch.undo()
+    assert warehouse_state(warehouse) == before and sorted(os.listdir(tmp_path)) == files  # nothing lost, no copy left
+
+
+def _refuse_the_warehouse(monkeypatch, code):
+    from mlperf_scaling.warehouse import connection
+
+    monkeypatch.setattr(connection.os, "replace", refuse(code, lambda draft, target: draft))
+
+
+def _refuse_the_reports(monkeypatch, code):
+    from mlperf_scaling.tasks.publish import steps
+
+    monkeypatch.setattr(steps, "write_index", refuse(code, lambda folder, page: Path(folder) / "index.html"))
+
+
+# (the boundary, how the first round's failure begins, what becomes of the second round)
+RUN_BOUNDARIES = [
+    (_refuse_the_warehouse, "stopped at v4.1: the warehouse", "v5.1: not started: the warehouse"),  # found before v5.1 starts
+    (_refuse_the_reports, "stopped at v4.1: loaded, but analysis failed: the reports", "v5.1: loaded, but analysis failed: the reports"),
+]
+
+
+@pytest.mark.parametrize(("inject", "said", "second"), RUN_BOUNDARIES, ids=["warehouse", "reports"])
+@pytest.mark.parametrize(("code", "fault", "todo"), MIDWAY[:2], ids=[errno.errorcode[m[0]] for m in MIDWAY[:2]])
+def test_the_main_job_refused_midway_ends_in_one_line(inject, said, second, code, fault, todo, prefect_isolated, tmp_path, monkeypatch,
+                                                      capsys):
+    from conftest import fixture_round
+
+    mirror = tmp_path / "mirror"
+    for round_name in ("v4.1", "v5.1"):
+        fixture_round(round_name, mirror)
+    inject(monkeypatch, code)
+    assert main(["run", "--mirror", str(mirror), "--warehouse", str(tmp_path / "w.duckdb"), "--reports", str(tmp_path / "reports")]) == 1
+    out, err = capsys.readouterr()
+    last = err.rstrip("\n").splitlines()[-1]
+    assert last.startswith(f"mlperf-scaling: {said}") and fault in last and todo in last, last
+    assert "Traceback" not in err
+    assert second in out
+    assert not list(tmp_path.glob("*.draft"))
+
+
+def test_a_fault_worded_by_duckdb_is_read_as_the_machines():
+    import duckdb
+
+    from mlperf_scaling.failures import machine_fault
+
+    # DuckDB's own words when the disk filled up under a load (a real run on a 2 MB file system)
+    full = duckdb.FatalException('FATAL Error: Failed to create checkpoint because of error: Could not write file '
+                                 '"/data/w.duckdb.draft": No space left on device')
+    said = str(machine_fault(full, "the warehouse", "/data/w.duckdb", "--warehouse"))
+    assert said == ("the warehouse /data/w.duckdb: no space left on the device (/data/w.duckdb.draft): free space there, or point "
+                    "--warehouse at another disk")
+    assert machine_fault(duckdb.CatalogException("Table with name runs does not exist"), "the warehouse", "/w", "--warehouse") is None
+    assert machine_fault(ValueError("bad number"), "the reports", "/r", "--reports") is None
+
+
+def test_a_served_api_that_does_not_answer_is_one_line_before_any_work(tmp_path, monkeypatch, capsys):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("PREFECT_API_URL", f"http://127.0.0.1:{port}/api")
+    started = time.monotonic()
+    assert main(["trends", "--warehouse", str(tmp_path / "w.duckdb"), "--reports", str(tmp_path / "reports")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"mlperf-scaling: Prefect's API at http://127.0.0.1:{port}/api (PREFECT_API_URL) does not answer")
+    assert "unset PREFECT_API_URL" in err and time.monotonic() - started < 10 and os.listdir(tmp_path) == []
+
+
+def test_prefects_home_without_room_is_named_when_its_api_fails(tmp_path, monkeypatch):
+    import shutil
+
+    from mlperf_scaling.runtime import local_api
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    monkeypatch.setattr(local_api.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10**9, 10**9 - 2 * 10**6, 2 * 10**6))
+    from prefect.settings import PREFECT_HOME, temporary_settings
+
+    with temporary_settings({PREFECT_HOME: str(tmp_path)}):
+        said = local_api.home_problem()
+    assert said == (f"Prefect's home (PREFECT_HOME) {tmp_path} has 2.0 MB free, too little for its database: free space there, or set "
+                    "PREFECT_HOME to a folder on another disk")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
-from mlperf_scaling.failures import said
+from mlperf_scaling.contracts.enums import IngestionStatus
+from mlperf_scaling.failures import MachineFault, said
 from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
 from mlperf_scaling.rounds import round_from_name
 from mlperf_scaling.runtime.handoff import untraversed
@@ -74,10 +75,17 @@ def ingest_round(
         outcome = load_round(untraversed(scored), untraversed(validated), warehouse, settings.allow_shrink)
         publish_rejections(round_name, validated.rejections)
         return outcome
+    except MachineFault as exc:  # the warehouse cannot be written: neither can the failure be recorded there
+        logger.error("ingestion of %s stopped: %s", source, exc)
+        return round_failed(RoundOutcome(round_name, IngestionStatus.FAILED.value, source, str(exc), machine_fault=True))  # type: ignore[return-value]
     except Exception as exc:  # one bad round must not stop the others
         message = said(exc)
         logger.error("ingestion of %s failed: %s", source, message)
-        outcome = record_failure(source, round_name, warehouse, message)
+        try:
+            outcome = record_failure(source, round_name, warehouse, message)
+        except MachineFault as fault:  # and the warehouse cannot even record it
+            logger.error("%s", fault)
+            return round_failed(RoundOutcome(round_name, IngestionStatus.FAILED.value, source, f"{message}; {fault}", machine_fault=True))  # type: ignore[return-value]
         outcome.remote_unreachable = isinstance(exc, RemoteUnreachable)
         return round_failed(outcome)  # type: ignore[return-value]
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 
+from mlperf_scaling.contracts.enums import IngestionStatus
+from mlperf_scaling.failures import MachineFault, said
 from mlperf_scaling.flows.analyze import analyze_round_tasks, analyze_trends
 from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
@@ -50,8 +52,12 @@ def mlperf_pipeline(
     outcomes: list[RoundOutcome] = []
     publishing = []  # (outcome, future) of the rounds being published in the background
     unreachable: str | None = None  # once the remote cannot be reached, the other rounds there are not tried
+    fault: str | None = None  # once the machine refuses (a full disk, a read-only folder), no other round is started
     for round_name in rounds:
         source = source_for_round(round_name, Path(mirror) if mirror else None, remote_base)
+        if fault is not None:
+            outcomes.append(RoundOutcome(round_name, IngestionStatus.FAILED.value, source, f"not started: {fault}", machine_fault=True))
+            continue
         local = Path(source).exists()
         if mirror and not local:
             logger.warning("%s is not in the mirror %s: %s %s", round_name, mirror,
@@ -65,6 +71,8 @@ def mlperf_pipeline(
             outcome = result_of(ingest_round(source, warehouse, round_name, force=force, settings=settings, return_state=True))
             if outcome.remote_unreachable:
                 unreachable = outcome.message
+            if outcome.machine_fault:
+                fault = outcome.message
         report = Path(reports) / round_name / "index.html"
         if outcome.status == UNCHANGED and report.is_file():
             outcome.report = str(report)
@@ -77,10 +85,15 @@ def mlperf_pipeline(
             except Exception as exc:  # the round's data is loaded; say what failed after it
                 _analysis_failed(outcome, exc)
         outcomes.append(outcome)
+        fault = fault or (outcome.message if outcome.machine_fault else None)
     loaded = any(o.loaded for o in outcomes)
     if loaded:
         try:  # beside the last rounds' plots, which it does not read: this process would otherwise wait for them idle
             analyze_trends(warehouse, reports, settings.plot_formats, publishing=[str(o.round) for o, _ in publishing])
+        except MachineFault as exc:  # the reports cannot be written: no round is published whole
+            for outcome in outcomes:
+                if outcome.loaded:
+                    _analysis_failed(outcome, exc)
         except Exception as exc:  # the rounds are loaded; say what failed after them
             logger.error("cross-round trends failed: %s", exc)
     for outcome, future in publishing:
@@ -91,6 +104,10 @@ def mlperf_pipeline(
     if loaded:
         try:  # once every round's report is written: the front page links those that are
             publish_site_index(warehouse, reports)
+        except MachineFault as exc:
+            for outcome in outcomes:
+                if outcome.loaded and not outcome.machine_fault:
+                    _analysis_failed(outcome, exc)
         except Exception as exc:
             logger.error("the front page failed: %s", exc)
         # a run never ends well with a page that links a file nobody wrote (or a worker wrote elsewhere)
@@ -105,5 +122,8 @@ def mlperf_pipeline(
 
 def _analysis_failed(outcome: RoundOutcome, exc: Exception) -> None:
     get_run_logger().error("%s: analysis failed: %s", outcome.round, exc)
-    outcome.message = f"loaded, but analysis failed: {type(exc).__name__}: {exc}"
+    if outcome.machine_fault:  # what the machine refused is the cause; what follows from it (a missing page) is not news
+        return
+    outcome.message = f"loaded, but analysis failed: {said(exc)}"
     outcome.analysis_failed = True
+    outcome.machine_fault = outcome.machine_fault or isinstance(exc, MachineFault)

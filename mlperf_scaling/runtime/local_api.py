@@ -14,6 +14,7 @@ import atexit
 import ctypes
 import importlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,6 +26,8 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from mlperf_scaling.failures import ExpectedFailure
 
 _PR_SET_PDEATHSIG = 1
 # Services of a temporary API that nobody reads, each a writer to its SQLite file: automations (triggers and their
@@ -45,6 +48,43 @@ def history_kept(days: float) -> dict[str, str]:
 # Registering Prefect's block types at every start first imports every installed Prefect collection, prefect-dask and
 # with it dask.distributed, for types the database has held since its first start.
 _BLOCK_TYPES_REGISTERED = {"PREFECT_API_BLOCKS_REGISTER_ON_START": "false", "PREFECT_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false"}
+
+
+class ApiDidNotStart(ExpectedFailure):
+    """The temporary Prefect API could not start: the command says why in one line and ends."""
+
+
+# Prefect's database grows by megabytes per run: below this, a start that failed is put down to the disk
+LOW_SPACE_BYTES = 64 * 1024 * 1024
+
+
+def home_problem() -> str | None:
+    """What about Prefect's home keeps its database from being written (too little space left there), or None."""
+    from prefect.settings import get_current_settings
+
+    home = Path(get_current_settings().home).expanduser()
+    existing = next((folder for folder in (home, *home.parents) if folder.exists()), home)
+    free = shutil.disk_usage(existing).free
+    if free < LOW_SPACE_BYTES:
+        return (f"Prefect's home (PREFECT_HOME) {home} has {free / 1e6:.1f} MB free, too little for its database: free space "
+                "there, or set PREFECT_HOME to a folder on another disk")
+    return None
+
+
+def api_problem(exc: BaseException) -> str | None:
+    """Why Prefect's API failed this command midway, in one line, when the machine is the cause (Prefect's home full)
+    or the API stopped answering; None for anything else."""
+    import httpx
+    from prefect.exceptions import PrefectHTTPStatusError
+
+    if not isinstance(exc, PrefectHTTPStatusError | httpx.TransportError):
+        return None
+    if (home := home_problem()) is not None:
+        return f"Prefect's API failed midway: {home}"
+    where = os.environ.get("PREFECT_API_URL") or "the temporary API"
+    if isinstance(exc, httpx.TransportError):
+        return f"Prefect's API at {where} stopped answering ({type(exc).__name__}): start it again, or unset PREFECT_API_URL to use a temporary one"
+    return f"Prefect's API at {where} failed midway ({str(exc).split(' - ')[0]}): see its log"
 
 
 class TemporaryApi:
@@ -77,7 +117,8 @@ class TemporaryApi:
         )
 
     def wait_until_ready(self, timeout_s: float) -> None:
-        """Return once the API answers; raise RuntimeError if it does not within `timeout_s`."""
+        """Return once the API answers; raise ApiDidNotStart (one line: why, where, what to do) if it does not within
+        `timeout_s`."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             assert self.process is not None
@@ -86,7 +127,8 @@ class TemporaryApi:
                 self._start()
                 continue
             if code is not None:
-                raise RuntimeError(f"the temporary Prefect API exited with status {code} before it answered: {self._last_error()}")
+                raise ApiDidNotStart(f"the temporary Prefect API exited with status {code} before it answered: "
+                                     f"{home_problem() or self._last_error()}")
             try:
                 with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
                     if response.status == 200:
@@ -96,8 +138,8 @@ class TemporaryApi:
                 pass
             time.sleep(0.05)
         self.stop()
-        raise RuntimeError(f"the temporary Prefect API did not answer within {timeout_s:.0f} s "
-                           "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)")
+        raise ApiDidNotStart(f"the temporary Prefect API did not answer within {timeout_s:.0f} s "
+                             f"(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS){': ' + problem if (problem := home_problem()) else ''}")
 
     def _last_error(self) -> str:
         self._errors.seek(0)

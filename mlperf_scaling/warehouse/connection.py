@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import logging
@@ -15,6 +16,8 @@ from importlib import resources
 from pathlib import Path
 
 import duckdb
+
+from mlperf_scaling.failures import faults_named
 
 log = logging.getLogger(__name__)
 
@@ -151,12 +154,25 @@ def writer_lock(path: Path | str, wait_s: float = 3600, poll_s: float = 0.5, say
         try:
             yield
         finally:
+            if not Path(path).exists():  # a first write that failed: no warehouse, so no lock file left beside nothing
+                lock_path.unlink(missing_ok=True)
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager
 def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-write connection to a copy of the warehouse, swapped in atomically when the block succeeds.
+
+    A fault of the machine on the way (a full disk, a folder made read-only or immutable) is a one-line MachineFault
+    naming the warehouse and what to do; the copy is removed and the warehouse is as it was.
+    """
+    with faults_named("the warehouse", path, "--warehouse (MLPERF_WAREHOUSE)"), _writer_on_a_copy(path, say) as connection:
+        yield connection
+
+
+@contextmanager
+def _writer_on_a_copy(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyConnection]:
+    """open_writer's copy, written and swapped in.
 
     Writing to a copy leaves the warehouse file free: readers open it read-only at any time, even while
     a load runs, and see the previous version until the swap. A writer killed half-way leaves only its
@@ -173,20 +189,23 @@ def open_writer(path: Path | str, say=log.warning) -> Iterator[duckdb.DuckDBPyCo
             # derived data, all of it re-readable from the sources: start again rather than migrate
             say(f"warehouse {target} was written by another version of mlperf-scaling (other table definitions): "
                 "it is rebuilt from scratch, and every round is read again")
-        if current:
-            shutil.copyfile(target, draft)
-        connection = connect(draft)
-        try:
+        connection = None
+        try:  # whatever fails (a full disk while copying, loading or writing the checkpoint), the copy goes
+            if current:
+                shutil.copyfile(target, draft)
+            connection = connect(draft)
             if not current:  # a copy of a current warehouse has every table and view already
                 ensure_schema(connection)
             yield connection
             connection.execute("checkpoint")
-        except BaseException:
             connection.close()
+            version = _file_version(draft)  # the same inode, times and size once renamed
+            os.replace(draft, target)  # atomic: readers see the old file or the new one, never a mix
+        except BaseException:
+            if connection is not None:
+                with contextlib.suppress(Exception):  # after a fatal write error DuckDB may refuse even this
+                    connection.close()
             draft.unlink(missing_ok=True)
             Path(f"{draft}.wal").unlink(missing_ok=True)
             raise
-        connection.close()
-        version = _file_version(draft)  # the same inode, times and size once renamed
-        os.replace(draft, target)  # atomic: readers see the old file or the new one, never a mix
         _remember_current((str(target.resolve()), *version[1:]))

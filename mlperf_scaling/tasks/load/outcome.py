@@ -48,6 +48,7 @@ class RoundOutcome:
     report: str | None = None
     analysis_failed: bool = False
     remote_unreachable: bool = False
+    machine_fault: bool = False  # the machine refused (a full disk, a read-only folder): the command stops there
 
     @classmethod
     def from_ingestion(cls, row: Mapping[str, Any], **changes: Any) -> RoundOutcome:

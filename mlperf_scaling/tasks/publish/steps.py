@@ -11,6 +11,7 @@ from prefect import task
 from prefect.artifacts import create_link_artifact, create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from mlperf_scaling.failures import names_faults
 from mlperf_scaling.rounds import sorted_rounds
 from mlperf_scaling.runtime.dispatch import map_on_cores
 from mlperf_scaling.runtime.pools import DRAW
@@ -34,6 +35,7 @@ class PublishedRound:
 
 
 @task(name="publish-round", task_run_name=round_task_run_name("publish"), cache_policy=NO_CACHE)
+@names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
 def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS,
                           embed_plots: bool = False) -> PublishedRound:
     """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (handed over: this task may
@@ -91,6 +93,7 @@ def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, 
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
+@names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
 def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
     """reports/trends/: a plot per workload, the CSV tables and index.html."""
     from mlperf_scaling.tasks.publish.plots import plot_trends
@@ -104,6 +107,7 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
 
 
 @task(name="publish-index", cache_policy=NO_CACHE)
+@names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
 def publish_site_index(warehouse: str, reports: str) -> Path:
     """reports/index.html and best_recommendations.csv: every round, the trends page, the answer per group from the
     round that measured it best."""
@@ -139,6 +143,7 @@ def write_explorer_pages(warehouse: str, reports: str, publishing: list[str] | N
 
 
 @task(name="publish-explorer", cache_policy=NO_CACHE)
+@names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
 def publish_explorer(warehouse: str, reports: str, publishing: list[str] | None = None) -> list[str]:
     """The interactive explorer pages, and a link artifact to the one over every round."""
     pages = write_explorer_pages(warehouse, reports, publishing)
