@@ -92,6 +92,14 @@ def _run_deployment(name: str, parameters: dict, env: dict[str, str], logs: Path
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _serving(stack: ExitStack, options: list[str], cwd: Path, env: dict[str, str], log: Path, logs: Path) -> subprocess.Popen:
+    served = _started(stack, [sys.executable, "-m", "mlperf_scaling.cli", "serve", *options], cwd, env, log)
+    _wait_for("mlperf-scaling serve", lambda: b"serving deployments" in log.read_bytes() or served.poll() is not None, 120, logs)
+    assert served.poll() is None, log.read_text()
+    time.sleep(2)  # registered before the message; its runner polls from here
+    return served
+
+
 def _assert_published(reports: Path) -> None:
     page = reports / ROUND / "index.html"
     assert page.is_file(), f"no report at {page}"
@@ -110,7 +118,7 @@ def platform(tmp_path_factory):
     api_port, dask_port = _free_port(), _free_port()
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLPERF_"))}
     base |= {"PREFECT_HOME": str(root / "prefect-home"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-             "PREFECT_API_BLOCKS_REGISTER_ON_START": "false"}
+             "PREFECT_API_BLOCKS_REGISTER_ON_START": "false", "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "5"}
     api = f"http://127.0.0.1:{api_port}/api"
     env = base | {"PREFECT_API_URL": api, "PREFECT_WORKER_QUERY_SECONDS": "2", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
                   "MLPERF_TASK_RUNNER": "dask", "MLPERF_DASK_ADDRESS": f"tcp://127.0.0.1:{dask_port}", "MLPERF_MIRROR": str(SHARED_MLPERF)}
@@ -157,11 +165,9 @@ def test_the_served_pipeline_deployment_runs_on_the_dask_workers_and_publishes_e
     here = root / "serve"
     here.mkdir()
     serve_env = env | {"MLPERF_WAREHOUSE": str(here / "w.duckdb"), "MLPERF_REPORTS": str(here / "reports")}
-    served = _started(stack, [sys.executable, "-m", "mlperf_scaling.cli", "serve"], here, serve_env, logs / "serve.log")
-    _wait_for("mlperf-scaling serve", lambda: b"serving deployments" in (logs / "serve.log").read_bytes() or served.poll() is not None, 120, logs)
-    assert served.poll() is None, (logs / "serve.log").read_text()
-    time.sleep(2)  # registered before the message; its runner polls from here
-    ran = _run_deployment("mlperf-pipeline/pipeline-serve", {"rounds": [ROUND]}, env, logs)
+    with ExitStack() as own:  # this serve ends with this test: the next one serves the same names
+        _serving(own, [], here, serve_env, logs / "serve.log", logs)
+        ran = _run_deployment("mlperf-pipeline/pipeline-serve", {"rounds": [ROUND]}, env, logs)
     assert ran["state"] == "COMPLETED", ran
     assert ran["read_shares"] == 2  # the two workers read the round themselves, a share each
     _assert_published(here / "reports")
@@ -188,3 +194,42 @@ def test_the_deployed_pipeline_runs_through_a_process_worker_on_the_dask_workers
     assert ran["read_shares"] == 2
     _assert_published(home / "reports")
     assert round_tables(home / "data" / "mlperf.duckdb") == local_tables
+
+
+SCHEDULED_RUN = """
+import json, sys, time
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+
+deadline = time.monotonic() + float(sys.argv[1])
+with get_client(sync_client=True) as client:
+    while True:
+        runs = [run for run in client.read_flow_runs(deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=["watch-releases-serve"])))
+                if run.auto_scheduled]  # made by the API's scheduler, not by hand
+        ended = [run for run in runs if run.state and run.state.is_final()]
+        if ended or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+print(json.dumps({"scheduled": len(runs), "ended": [run.state.type.value for run in ended]}))
+"""
+
+
+def test_the_watch_runs_on_its_schedule_through_serve(platform, tmp_path):
+    from conftest import cut_slice
+    from test_watch import publish
+
+    root, env, stack, logs = platform
+    work, remote = tmp_path / "work", tmp_path / "remote"
+    work.mkdir()
+    remote.mkdir()
+    publish(cut_slice("v4.1", "NVIDIA", "b200_preview_nemo", "llama2_70b_lora", work), remote)  # a remote with one round
+    here = root / "scheduled"
+    here.mkdir()
+    serve_env = env | {"MLPERF_WAREHOUSE": str(here / "w.duckdb"), "MLPERF_REPORTS": str(here / "reports"), "MLPERF_REMOTE_BASE": str(remote)}
+    with ExitStack() as own:
+        _serving(own, ["--cron", "* * * * *"], here, serve_env, logs / "serve-scheduled.log", logs)  # every minute
+        done = subprocess.run([sys.executable, "-c", SCHEDULED_RUN, "240"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["scheduled"] >= 1 and found["ended"][:1] == ["COMPLETED"], (found, (logs / "serve-scheduled.log").read_text()[-3000:])
+    assert (here / "reports" / "v4.1" / "index.html").is_file()  # the watch found the round and ran the pipeline for it
