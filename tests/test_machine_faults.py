@@ -211,3 +211,20 @@ def test_prefects_home_without_room_is_named_when_its_api_fails(tmp_path, monkey
         said = local_api.home_problem()
     assert said == (f"Prefect's home (PREFECT_HOME) {tmp_path} has 2.0 MB free, too little for its database: free space there, or set "
                     "PREFECT_HOME to a folder on another disk")
+
+
+@pytest.mark.parametrize("command", [["analyze", "--round", "v5.1"], ["plan", "bert"], ["query", "select 1"], ["ingest", "{slice}"]])
+def test_a_warehouse_cut_short_is_one_line_before_any_work(command, prefect_isolated, tmp_path, capsys):
+    from conftest import fixture_round
+
+    source = str(fixture_round("v5.1", tmp_path))
+    warehouse = tmp_path / "w.duckdb"
+    assert main(["ingest", source, "--warehouse", str(warehouse)]) == 0
+    data = warehouse.read_bytes()
+    warehouse.write_bytes(data[: len(data) // 2])  # a crash, or a copy that did not finish
+    capsys.readouterr()
+    before = sorted(os.listdir(tmp_path))
+    assert main([part.replace("{slice}", source) for part in command] + ["--warehouse", str(warehouse)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"mlperf-scaling: --warehouse {warehouse} is damaged (IO Error: "), err
+    assert "restore it from a copy, or move it away" in err and sorted(os.listdir(tmp_path)) == before

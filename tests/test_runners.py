@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import time
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -136,7 +138,8 @@ def _free_port() -> int:
     (None, "has no worker after 3 s: start one (`dask worker tcp://127.0.0.1:"),  # a real scheduler, no worker
     ("tcp://127.0.0.1:{closed}", "did not answer within 3 s"),
 ])
-def test_a_cluster_that_cannot_take_work_is_refused_before_any_work_in_one_line(address, said, tmp_path, monkeypatch, capsys):
+def test_a_cluster_that_cannot_take_work_is_refused_before_any_work_in_one_line(address, said, prefect_isolated, tmp_path, monkeypatch,
+                                                                                 capsys):
     import subprocess
     import sys
 
@@ -166,3 +169,51 @@ def test_a_cluster_that_cannot_take_work_is_refused_before_any_work_in_one_line(
         if scheduler is not None:
             scheduler.terminate()
             scheduler.wait(timeout=30)
+
+
+def _scheduler_lost_midway(pid: int, address: str) -> float:
+    """A flow connected to the cluster that loses its scheduler (killed), then asks for work: seconds until it is told."""
+    import signal
+
+    from mlperf_scaling.runtime.dispatch import map_on_cores
+    from mlperf_scaling.runtime.pools import DRAW
+
+    runners._dask_runner()  # connected to the cluster (no task run: the tests beside this one count theirs)
+    os.kill(pid, signal.SIGKILL)  # then its machine is lost
+    started = time.monotonic()
+    with pytest.raises(runners.ClusterLost, match=f"the Dask scheduler at {address} was lost midway .*: start it again"):
+        map_on_cores(len, [([1],), ([2],)], DRAW)
+    return time.monotonic() - started
+
+
+def test_a_scheduler_lost_midway_is_one_line_within_seconds(prefect_isolated, tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from distributed import Client
+    from prefect import flow
+
+    scheduler_lost_midway = flow(_scheduler_lost_midway)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    # the flow is this module's: the scheduler and the worker import it, as they import a deployment's flow module
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--dashboard-address", ":0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard",
+                               "--local-directory", str(tmp_path)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    monkeypatch.setenv(runners.RUNNER_VARIABLE, runners.DASK)
+    monkeypatch.setenv(runners.ADDRESS_VARIABLE, address)
+    monkeypatch.setenv(runners.TIMEOUT_VARIABLE, "3")  # how long the lost scheduler is given to come back
+    try:
+        with Client(address, timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(1, timeout=60)
+
+        assert scheduler_lost_midway(scheduler.pid, address) < 15
+        scheduler.wait()
+    finally:
+        runners.close_quietly()
+        for process in (worker, scheduler):
+            process.kill()
+            process.wait()

@@ -17,16 +17,20 @@ The runner is entered once per process and kept for every round, like the local 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
+
+from mlperf_scaling.failures import MachineFault
 
 LOCAL = "local"
 DASK = "dask"
 RUNNERS = (LOCAL, DASK)
 RUNNER_VARIABLE = "MLPERF_TASK_RUNNER"
 ADDRESS_VARIABLE = "MLPERF_DASK_ADDRESS"
+TIMEOUT_VARIABLE = "MLPERF_DASK_TIMEOUT_S"
 
 _entered: dict[str, Any] = {}
 _lock = threading.Lock()
@@ -65,6 +69,10 @@ def _dask_runner():
             from mlperf_scaling.runtime.cores import cpu_workers
 
             address = os.environ.get(ADDRESS_VARIABLE, "").strip() or None
+            import dask
+
+            # a scheduler gone midway is given as long to come back as it had to answer at first, not Dask's 30 s
+            dask.config.set({"distributed.comm.timeouts.connect": f"{float(os.environ.get(TIMEOUT_VARIABLE) or 10):g}s"})
             if address:
                 runner = DaskTaskRunner(address=address)
             else:  # a cluster of this machine's CPUs, for this command only
@@ -116,9 +124,65 @@ def _call(function: Callable, arguments: Arguments) -> Any:
     return function(*arguments.values)
 
 
+class ClusterLost(MachineFault):
+    """The Dask scheduler went away midway (stopped, its machine lost): no round can go on there."""
+
+
+def _lost(exc: BaseException) -> ClusterLost | None:
+    """`exc` as ClusterLost when it says the scheduler is gone, else None."""
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+
+    text = str(exc)
+    # a future cancelled under us: the scheduler went away (its reason "scheduler-connection-lost", or "unknown" once
+    # the client has noticed); this process cancels only futures it no longer asks for
+    if not (isinstance(exc, CommClosedError | FutureCancelledError) or any(words in text for words in (
+            "scheduler-connection-lost", "Timed out trying to connect", "lost the connection to the scheduler"))):
+        return None
+    address = os.environ.get(ADDRESS_VARIABLE, "").strip() or "of this command's local cluster"
+    close_quietly()
+    return ClusterLost(f"the Dask scheduler {'at ' if '://' in address else ''}{address} was lost midway ({text.splitlines()[0][:160]}): "
+                       "start it again and run the command again, or unset MLPERF_DASK_ADDRESS to run on this machine")
+
+
+class _Watched:
+    """A Prefect future of a task run on Dask whose result says so, in one line, when the scheduler is gone."""
+
+    def __init__(self, future: Outcome):
+        self.future = future
+
+    def result(self) -> Any:
+        try:
+            return self.future.result()
+        except Exception as exc:
+            lost = _lost(exc)
+            if lost is None:
+                raise
+            raise lost from None
+
+    def cancel(self) -> Any:
+        return self.future.cancel()
+
+
 def submit(kind: str, function: Callable, arguments: tuple) -> Outcome:
-    """function(*arguments) as a Prefect task run on the Dask runner; `.result()` gives its value (or raises its error)."""
-    return _dask_runner().submit(_task(kind), {"function": function, "arguments": Arguments(arguments)})
+    """function(*arguments) as a Prefect task run on the Dask runner; `.result()` gives its value (or raises its error:
+    ClusterLost when the scheduler is gone)."""
+    try:
+        return _Watched(_dask_runner().submit(_task(kind), {"function": function, "arguments": Arguments(arguments)}))
+    except Exception as exc:
+        lost = _lost(exc)
+        if lost is None:
+            raise
+        raise lost from None
+
+
+def close_quietly() -> None:
+    """Leave a runner whose scheduler is gone: its client would only wait for it again."""
+    with _lock:
+        runner = _entered.pop(DASK, None)
+    if runner is not None:
+        with contextlib.suppress(Exception):
+            runner.__exit__(None, None, None)
 
 
 def worker_count() -> int:

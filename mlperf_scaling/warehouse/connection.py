@@ -92,6 +92,14 @@ def file_problem(path: Path | str) -> str | None:
         return f"--warehouse {path} cannot be read: {exc.strerror or exc}"
     if head[8:12] != _DUCKDB_MAGIC:
         return f"--warehouse {path} is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"
+    try:  # a file cut short (a crash, a copy that did not finish) has the right header and no tables behind it
+        duckdb.connect(str(target), read_only=True, config=dict(_CONFIG)).close()
+    except duckdb.Error as exc:
+        said = str(exc).splitlines()[0]
+        if "lock" in said.lower():
+            return f"--warehouse {path} is held by another program that writes to it ({said}): close that program, or give another path"
+        return (f"--warehouse {path} is damaged ({said}): restore it from a copy, or move it away and run `mlperf-scaling run` "
+                "to rebuild it (every table is re-read from the sources)")
     return None
 
 
