@@ -199,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return _main(argv)
+    except BrokenPipeError:
+        # the reader went away (`query ... | head`): end quietly, and let no flush at exit complain about it again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except ExpectedFailure as exc:  # raised outside any flow (the temporary API did not start): its one line
         print(f"mlperf-scaling: {exc}", file=sys.stderr)
         return 1
@@ -209,10 +213,6 @@ def main(argv: list[str] | None = None) -> int:
         if problem is None:
             raise
         print(f"mlperf-scaling: {problem}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        # the reader went away (`query ... | head`): end quietly, and let no flush at exit complain about it again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 
@@ -322,6 +322,8 @@ def _served_api_problem(url: str, timeout_s: float = 10) -> str | None:
         with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=timeout_s):
             return None
     except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):  # it answers, and asks for the credentials Prefect's client sends
+            return None
         said = f"HTTP {exc.code}"
     except (OSError, ValueError) as exc:  # refused, unreachable, timed out, not a URL
         said = str(getattr(exc, "reason", None) or exc)

@@ -80,7 +80,8 @@ def machine_fault(exc: BaseException, what: str, where: object, option: str) -> 
     what to do with `option` (e.g. "--warehouse"); None when `exc` is not a fault of the machine."""
     seen: BaseException | None = exc
     while seen is not None:
-        code = seen.errno if isinstance(seen, OSError) and seen.errno in _FAULTS else next(
+        # the system's own error by its number; a library's (DuckDB's) wrapping of it by the system's words
+        code = (seen.errno if seen.errno in _FAULTS else None) if isinstance(seen, OSError) else next(
             (code for words, code in _WORDS.items() if words in str(seen)), None)
         if code is not None:
             found = _QUOTED_PATH.search(str(seen))

@@ -105,7 +105,9 @@ def _task(kind: str):
             from prefect.cache_policies import NO_CACHE
 
             # one retry: a worker lost with its batch (a node gone) is the failure a cluster has that a pool has not
-            made = _entered[f"task:{kind}"] = task(name=TASK_NAMES[kind], cache_policy=NO_CACHE, retries=1, log_prints=False)(_call)
+            # a share a worker cannot see is no better on a retry: the command reads the round itself
+            retries = 0 if kind == READ else 1
+            made = _entered[f"task:{kind}"] = task(name=TASK_NAMES[kind], cache_policy=NO_CACHE, retries=retries, log_prints=False)(_call)
         return made
 
 
@@ -141,7 +143,8 @@ def _lost(exc: BaseException) -> ClusterLost | None:
         return None
     address = os.environ.get(ADDRESS_VARIABLE, "").strip() or "of this command's local cluster"
     close_quietly()
-    return ClusterLost(f"the Dask scheduler {'at ' if '://' in address else ''}{address} was lost midway ({text.splitlines()[0][:160]}): "
+    said = (text.splitlines() or [type(exc).__name__])[0][:160]  # distributed raises some errors with no message
+    return ClusterLost(f"the Dask scheduler {'at ' if '://' in address else ''}{address} was lost midway ({said}): "
                        "start it again and run the command again, or unset MLPERF_DASK_ADDRESS to run on this machine")
 
 
@@ -161,7 +164,9 @@ class _Watched:
             raise lost from None
 
     def cancel(self) -> Any:
-        return self.future.cancel()
+        # a Prefect future of a Dask task has no cancel of its own: the Dask future it wraps has
+        wrapped = getattr(self.future, "wrapped_future", self.future)
+        return wrapped.cancel() if hasattr(wrapped, "cancel") else None
 
 
 def submit(kind: str, function: Callable, arguments: tuple) -> Outcome:
@@ -194,8 +199,12 @@ def worker_count() -> int:
         return cpu_workers()
     from distributed import Client
 
-    with Client(address, timeout=30, set_as_default=False) as client:
-        return max(1, len(client.nthreads()))
+    # worker processes, not threads: each share decompresses the whole archive, and parsing holds the GIL
+    try:
+        with Client(address, timeout=float(os.environ.get(TIMEOUT_VARIABLE) or 10), set_as_default=False) as client:
+            return max(1, len(client.nthreads()))
+    except (OSError, TimeoutError) as exc:  # the scheduler went away between two rounds
+        raise _lost(exc) or ClusterLost(f"the Dask scheduler at {address} was lost midway ({exc})") from None
 
 
 def cluster_problem(address: str, timeout_s: float) -> str | None:

@@ -96,7 +96,7 @@ def file_problem(path: Path | str) -> str | None:
         duckdb.connect(str(target), read_only=True, config=dict(_CONFIG)).close()
     except duckdb.Error as exc:
         said = str(exc).splitlines()[0]
-        if "lock" in said.lower():
+        if "could not set lock" in said.lower() or "conflicting lock" in said.lower():
             return f"--warehouse {path} is held by another program that writes to it ({said}): close that program, or give another path"
         return (f"--warehouse {path} is damaged ({said}): restore it from a copy, or move it away and run `mlperf-scaling run` "
                 "to rebuild it (every table is re-read from the sources)")
@@ -139,32 +139,41 @@ def writer_lock(path: Path | str, wait_s: float = 3600, poll_s: float = 0.5, say
     """Hold the warehouse's writer lock; a second writer waits and says so, then gives up after `wait_s`."""
     lock_path = Path(f"{path}.lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as handle:
-        deadline = time.monotonic() + wait_s
-        announced = False
-        while True:
+    deadline = time.monotonic() + wait_s
+    announced = False
+    while True:
+        with open(lock_path, "a+") as handle:
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if not announced:
+                        handle.seek(0)
+                        holder = handle.read().strip() or "unknown"
+                        say(f"warehouse {path} is being written by another run ({holder}); waiting for it to finish")
+                        announced = True
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"gave up waiting {wait_s:.0f} s for the writer lock on {path}") from None
+                    time.sleep(poll_s)
+            # the file locked must be the one at the path: a writer whose first write failed removes it (below)
             try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if not announced:
-                    handle.seek(0)
-                    holder = handle.read().strip() or "unknown"
-                    say(f"warehouse {path} is being written by another run ({holder}); waiting for it to finish")
-                    announced = True
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"gave up waiting {wait_s:.0f} s for the writer lock on {path}") from None
-                time.sleep(poll_s)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}")
-        handle.flush()
-        try:
-            yield
-        finally:
-            if not Path(path).exists():  # a first write that failed: no warehouse, so no lock file left beside nothing
-                lock_path.unlink(missing_ok=True)
-            fcntl.flock(handle, fcntl.LOCK_UN)
+                current = os.stat(lock_path).st_ino == os.fstat(handle.fileno()).st_ino
+            except FileNotFoundError:
+                current = False
+            if not current:
+                continue
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+            try:
+                yield
+            finally:
+                if not Path(path).exists():  # a first write that failed: no warehouse, so no lock file beside nothing
+                    lock_path.unlink(missing_ok=True)
+                fcntl.flock(handle, fcntl.LOCK_UN)
+            return
 
 
 @contextmanager

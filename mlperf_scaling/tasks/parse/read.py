@@ -211,6 +211,7 @@ class ShareFacts:
     n_files: int
     n_bytes: int
     n_power_logs: int
+    n_logs: int = 0  # the logs met, taken or not: every share of one source meets the same
     provenance: Provenance | None = None  # the version its reader saw, where the reader opened the source itself
 
 
@@ -236,7 +237,7 @@ def read_share(
         collector.parser.close()
     c = collector
     return ShareFacts(share, list(zip(c.run_ordinals, c.runs, strict=True)), c.power_logs, c.systems, c.scaling, c.rejections,
-                      list(stream.skipped), c.n_files, c.n_bytes, c.n_power_logs)
+                      list(stream.skipped), c.n_files, c.n_bytes, c.n_power_logs, c.n_logs)
 
 
 def read_round_files(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import socket
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from mlperf_scaling.runtime.run_context import run_logger
@@ -38,10 +39,19 @@ def read_source_share(source: Source, share: Share, size: int | None, judge: Jud
         raise SourceNotVisible(f"worker on {where} cannot see {source.location}")
     if size is not None and path.stat().st_size != size:
         raise SourceNotVisible(f"worker on {where} sees a different file at {source.location} ({path.stat().st_size} bytes, not {size})")
-    with open_source(source, max_source_bytes=max_source_bytes) as stream:
+    with ExitStack() as opened:
+        try:  # a worker without git, or one git does not trust with the folder (another user's): the command reads it
+            stream = opened.enter_context(open_source(source, max_source_bytes=max_source_bytes))
+        except (OSError, SourceError) as exc:
+            raise SourceNotVisible(f"worker on {where} cannot open {source.location}: {exc}") from None
         found = read_share(stream, source.round, share, workers=0, judge=judge)
         found.provenance = stream.provenance
     return found
+
+
+def size_here(source: Source) -> int | None:
+    """The archive's size as this command sees it (a worker must see the same), None for a folder."""
+    return Path(source.location).stat().st_size if source.kind == ARCHIVE else None
 
 
 def can_read_on_workers(source: Source) -> bool:
@@ -54,7 +64,7 @@ def read_on_workers(source: Source, notes: CopyNotes, judge: Judge | None, max_s
     worker cannot see it (the caller then reads it here)."""
     started = time.perf_counter()
     n = worker_count()
-    size = Path(source.location).stat().st_size if source.kind == ARCHIVE else None
+    size = size_here(source)
     futures = [submit(READ, read_source_share, (source, Share(k, n), size, judge, max_source_bytes)) for k in range(n)]
     try:
         shares = [future.result() for future in futures]
@@ -65,8 +75,12 @@ def read_on_workers(source: Source, notes: CopyNotes, judge: Judge | None, max_s
                              "path every Dask worker sees to avoid it", source.round, exc)
         return None
     versions = {(found.provenance.commit, found.provenance.sha256) for found in shares if found.provenance is not None}
-    if len(versions) > 1:
-        raise SourceError(f"{source.round}: the Dask workers read different versions of {source.location}: {sorted(versions)}")
+    seen = {(found.n_files, found.n_logs) for found in shares}  # a folder has no version: its contents must agree
+    if len(versions) > 1 or len(seen) > 1:
+        run_logger().warning("%s: the Dask workers see different contents at %s (%s), so this command reads the round and "
+                             "sends its logs to them", source.round, source.location, sorted(versions) if len(versions) > 1 else
+                             f"files and logs per worker: {sorted(seen)}")
+        return None
     facts = assemble_round(source.round, shares, notes, time.perf_counter() - started)
     run_logger().info("%s: read by %d Dask workers from %s", source.round, n, source.location)
     provenance = shares[0].provenance or Provenance()

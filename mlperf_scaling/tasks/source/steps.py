@@ -10,6 +10,7 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from mlperf_scaling.failures import MachineFault
 from mlperf_scaling.runtime.run_context import run_logger
 from mlperf_scaling.tasks.source.git import RemoteUnreachable, RepositoryAbsent
 from mlperf_scaling.tasks.source.members import Provenance, SourceError
@@ -20,8 +21,9 @@ from mlperf_scaling.tasks.source.resolve import resolve_source, source_version
 def worth_retrying(task, task_run, state) -> bool:
     """Prefect's retry condition for network steps: a remote that cannot be reached at all is not tried again (one
     probe says it), nor one that answered that the repository does not exist (asking again gets the same answer);
-    other failures (a transfer cut mid-way, a server error) are."""
-    return not isinstance(state.data, RemoteUnreachable | RepositoryAbsent)
+    other failures (a transfer cut mid-way, a server error) are. Nor a fault of the machine (a full disk, a lost
+    cluster): waiting does not free the disk."""
+    return not isinstance(state.data, RemoteUnreachable | RepositoryAbsent | MachineFault)
 
 
 @task(name="source-version", timeout_seconds=300, cache_policy=NO_CACHE, retry_condition_fn=worth_retrying)
