@@ -439,10 +439,22 @@ def _serve(settings: Settings, cron: str | None) -> int:
     from prefect import serve
 
     from mlperf_scaling.flows.deployments import build_deployments
+    from mlperf_scaling.runtime.local_api import TemporaryApi, local_runs
 
-    deployments = build_deployments(settings, cron)
-    print("serving deployments: " + ", ".join(f"{d.flow_name}/{d.name}" for d in deployments) + " (Ctrl-C stops)")
-    serve(*deployments)
+    # without a served API, a temporary one of ours with every service (its scheduler makes the scheduled runs), which
+    # ends at once with this process; Prefect's own took up to half a minute to stop after Ctrl-C
+    api = None if os.environ.get("PREFECT_API_URL") else TemporaryApi(settings.prefect_history_days, serving=True)
+    try:
+        with local_runs(api):
+            deployments = build_deployments(settings, cron)
+            print("serving deployments: " + ", ".join(f"{d.flow_name}/{d.name}" for d in deployments) + " (Ctrl-C stops)", flush=True)
+            serve(*deployments)
+    except KeyboardInterrupt:  # Ctrl-C: Prefect's serve stops its runner; the interrupt itself is no error to show
+        print("mlperf-scaling: serve stopped (SIGINT)", file=sys.stderr)
+        return 130
+    finally:
+        if api is not None:
+            api.stop()
     return 0
 
 

@@ -90,10 +90,11 @@ def api_problem(exc: BaseException) -> str | None:
 class TemporaryApi:
     """Prefect's temporary API server in a child process that ends with this one, killed or not."""
 
-    def __init__(self, history_days: float = 7.0) -> None:
+    def __init__(self, history_days: float = 7.0, serving: bool = False) -> None:
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.history_days = history_days
+        self.serving = serving  # for `serve`: every service, the scheduler of the deployments' schedules above all
         self._errors = tempfile.TemporaryFile()  # what the server says on stderr, read only when it fails to start
         self._start()
         atexit.register(self.stop)  # before Prefect's own exit handlers, so it runs after their last flush of logs
@@ -107,7 +108,8 @@ class TemporaryApi:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(self.port), "--no-ui",
              "--log-level", "ERROR"],
-            env={**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", **_QUIET_SERVICES, **history_kept(self.history_days),
+            env={**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", **({} if self.serving else _QUIET_SERVICES),
+                 **history_kept(self.history_days),
                  **(_BLOCK_TYPES_REGISTERED if database_started_before() else {})},
             stdout=self._errors, stderr=subprocess.STDOUT,  # its banner is not this command's output; read if it fails
             # a session of its own: Ctrl-C reaches the command, which records its runs as Cancelled here before it ends
