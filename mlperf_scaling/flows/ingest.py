@@ -77,7 +77,7 @@ def ingest_round(
         return outcome
     except MachineFault as exc:  # the warehouse cannot be written: neither can the failure be recorded there
         logger.error("ingestion of %s stopped: %s", source, exc)
-        return round_failed(RoundOutcome(round_name, IngestionStatus.FAILED.value, source, str(exc), machine_fault=True))  # type: ignore[return-value]
+        return _stopped(round_name, source, str(exc))
     except Exception as exc:  # one bad round must not stop the others
         message = said(exc)
         logger.error("ingestion of %s failed: %s", source, message)
@@ -85,9 +85,14 @@ def ingest_round(
             outcome = record_failure(source, round_name, warehouse, message)
         except MachineFault as fault:  # and the warehouse cannot even record it
             logger.error("%s", fault)
-            return round_failed(RoundOutcome(round_name, IngestionStatus.FAILED.value, source, f"{message}; {fault}", machine_fault=True))  # type: ignore[return-value]
+            return _stopped(round_name, source, f"{message}; {fault}")
         outcome.remote_unreachable = isinstance(exc, RemoteUnreachable)
         return round_failed(outcome)  # type: ignore[return-value]
+
+
+def _stopped(round_name: str | None, source: str, message: str):
+    """The Failed state of a round the machine stopped (nothing recorded: the warehouse is what failed)."""
+    return round_failed(RoundOutcome(round_name, IngestionStatus.FAILED.value, source, message, machine_fault=True))
 
 
 @flow(name="ingest", on_running=[note_flow_run])

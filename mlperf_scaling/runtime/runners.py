@@ -20,7 +20,7 @@ import atexit
 import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from mlperf_scaling.failures import MachineFault
@@ -148,6 +148,18 @@ def _lost(exc: BaseException) -> ClusterLost | None:
                        "start it again and run the command again, or unset MLPERF_DASK_ADDRESS to run on this machine")
 
 
+@contextlib.contextmanager
+def _said_as_lost() -> Iterator[None]:
+    """Within the block, an error that says the scheduler is gone is raised again as ClusterLost."""
+    try:
+        yield
+    except Exception as exc:
+        lost = _lost(exc)
+        if lost is None:
+            raise
+        raise lost from None
+
+
 class _Watched:
     """A Prefect future of a task run on Dask whose result says so, in one line, when the scheduler is gone."""
 
@@ -155,13 +167,8 @@ class _Watched:
         self.future = future
 
     def result(self) -> Any:
-        try:
+        with _said_as_lost():
             return self.future.result()
-        except Exception as exc:
-            lost = _lost(exc)
-            if lost is None:
-                raise
-            raise lost from None
 
     def cancel(self) -> Any:
         # a Prefect future of a Dask task has no cancel of its own: the Dask future it wraps has
@@ -172,22 +179,14 @@ class _Watched:
 def submit(kind: str, function: Callable, arguments: tuple) -> Outcome:
     """function(*arguments) as a Prefect task run on the Dask runner; `.result()` gives its value (or raises its error:
     ClusterLost when the scheduler is gone)."""
-    try:
+    with _said_as_lost():
         return _Watched(_dask_runner().submit(_task(kind), {"function": function, "arguments": Arguments(arguments)}))
-    except Exception as exc:
-        lost = _lost(exc)
-        if lost is None:
-            raise
-        raise lost from None
 
 
 def close_quietly() -> None:
     """Leave a runner whose scheduler is gone: its client would only wait for it again."""
-    with _lock:
-        runner = _entered.pop(DASK, None)
-    if runner is not None:
-        with contextlib.suppress(Exception):
-            runner.__exit__(None, None, None)
+    with contextlib.suppress(Exception):
+        close()
 
 
 def worker_count() -> int:
@@ -200,11 +199,9 @@ def worker_count() -> int:
     from distributed import Client
 
     # worker processes, not threads: each share decompresses the whole archive, and parsing holds the GIL
-    try:
+    with _said_as_lost():  # the scheduler may have gone between two rounds
         with Client(address, timeout=float(os.environ.get(TIMEOUT_VARIABLE) or 10), set_as_default=False) as client:
             return max(1, len(client.nthreads()))
-    except (OSError, TimeoutError) as exc:  # the scheduler went away between two rounds
-        raise _lost(exc) or ClusterLost(f"the Dask scheduler at {address} was lost midway ({exc})") from None
 
 
 def cluster_problem(address: str, timeout_s: float) -> str | None:
