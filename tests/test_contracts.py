@@ -7,7 +7,7 @@ import pytest
 from conftest import PROJECT
 
 from mlperf_scaling.contracts import TABLE_CONTRACTS
-from mlperf_scaling.warehouse.ddl import duckdb_type, table_ddl
+from mlperf_scaling.warehouse.ddl import column_type, table_ddl
 from mlperf_scaling.warehouse.describe import describe, tables_page
 from mlperf_scaling.warehouse.load import ANALYSIS_TABLES, ROUND_TABLES, TREND_TABLES
 
@@ -21,7 +21,7 @@ def test_the_tables_are_their_contracts():
         assert tables[name].comment == schema.description
         assert [(c.name, c.nullable, c.comment) for c in tables[name].columns] == [
             (column_name, column.nullable, column.description) for column_name, column in schema.columns.items()], name
-        assert [c.type.lower() for c in tables[name].columns] == [duckdb_type(column.dtype) for column in schema.columns.values()]
+        assert [c.type.lower() for c in tables[name].columns] == [column_type(name, column_name, column.dtype) for column_name, column in schema.columns.items()]
 
 
 def test_a_column_added_to_a_contract_is_a_column_of_the_table():

@@ -2,7 +2,7 @@
 every table shares, and the frame schema each contract implies.
 
 A declaration holds the table's `description`, its `unique` key (the primary key) and, per column in order, its `type`
-(str, int, float, bool, datetime; round: a round name vX.Y; folder: a folder name of 1 to 512 characters), `nullable:
+(str, int, float, bool, datetime; json: a JSON document, text in Python and JSON in DuckDB; round: a round name vX.Y; folder: a folder name of 1 to 512 characters), `nullable:
 true` where a value may be missing, its checks (gt, ge, lt, le; isin: the values, or the name of an enum of
 contracts/enums.py; matches: a regular expression; min_length) and its `description`. The pandera contract, the DDL
 with its comments (warehouse/ddl.py) and the documentation's table reference are all made from it: adding a column
@@ -23,7 +23,7 @@ import yaml
 from mlperf_scaling.contracts import enums
 from mlperf_scaling.rounds import ROUND_PATTERN
 
-_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "datetime": dt.datetime, "round": str, "folder": str}
+_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "datetime": dt.datetime, "round": str, "folder": str, "json": str}
 _FIELD_CHECKS = {"gt", "ge", "lt", "le"}
 
 

@@ -9,6 +9,7 @@ import functools
 import pandera.polars as pa
 
 from mlperf_scaling.contracts import TABLE_CONTRACTS
+from mlperf_scaling.contracts.common import declaration
 from mlperf_scaling.contracts.warehouse_info import WarehouseInfoSchema
 
 # DuckDB's type for each polars type the contracts use
@@ -22,6 +23,12 @@ def duckdb_type(dtype: object) -> str:
     return _DUCKDB_TYPES[name]
 
 
+def column_type(table: str, name: str, dtype: object) -> str:
+    """A column's DuckDB type: `json` where its declaration says so (text to polars, a JSON document to DuckDB)."""
+    declared = declaration(table)["columns"].get(name, {})
+    return "json" if declared.get("type") == "json" else duckdb_type(dtype)
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -32,7 +39,7 @@ def table_ddl(table: str, contract: type[pa.DataFrameModel]) -> str:
     if not schema.description:
         raise ValueError(f"the contract of {table} has no description (Config.description)")
     width = max(len(name) for name in schema.columns) + 2
-    lines = [f"    {name:<{width}}{duckdb_type(column.dtype)}{'' if column.nullable else ' not null'}" for name, column in schema.columns.items()]
+    lines = [f"    {name:<{width}}{column_type(table, name, column.dtype)}{'' if column.nullable else ' not null'}" for name, column in schema.columns.items()]
     if schema.unique:
         lines.append(f"    primary key ({', '.join(schema.unique)})")
     statements = [f"create table if not exists {table} (\n" + ",\n".join(lines) + "\n);",

@@ -6,6 +6,7 @@ a run is computed from the summaries in tasks/score/energy.py, once the run's ti
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +93,10 @@ class PowerSummary:
     switch_efficiency: float = 1.0
     interconnect_w: float = 0.0
     problem: str | None = None  # why a node log gives no energy
+    # every power_reading in time order (ms, watts): the run's power profile is cut from them once its phases are known;
+    # arrays of doubles, compact to send back from a worker
+    reading_times_ms: array = field(default_factory=lambda: array("d"))
+    reading_watts: array = field(default_factory=lambda: array("d"))
 
 
 def summarize_power(log: PowerLog) -> PowerSummary:
@@ -130,4 +135,6 @@ def summarize_power(log: PowerLog) -> PowerSummary:
         if key == "interconnect_power_est":
             watts = float(value)
             break
-    return PowerSummary(total, start, stop, efficiency, switch_efficiency, watts, problem)
+    readings = [(time, float(value)) for time, key, value in events if key == "power_reading"]
+    return PowerSummary(total, start, stop, efficiency, switch_efficiency, watts, problem,
+                        array("d", (time for time, _ in readings)), array("d", (value for _, value in readings)))

@@ -42,7 +42,25 @@ _KEPT_KEYS = frozenset(
         "submission_platform",
         "submission_status",
     }
+    | {"init_start", "init_stop", "eval_start", "eval_stop"}  # the run's phases, which its power is split by
 )
+# How a run was configured, logged from v6.0 (and by some submitters before): its first value is kept.
+CONFIGURATION_KEYS = frozenset(
+    {
+        "tensor_parallelism",
+        "pipeline_parallelism",
+        "context_parallelism",
+        "expert_parallelism",
+        "micro_batch_size",
+        "gradient_accumulation_steps",
+        "lowest_numerical_precision_in_linear",
+        "lowest_numerical_precision_in_attn",
+        "lowest_numerical_precision_in_comm",
+        "config_filename",
+    }
+)
+_KEPT_KEYS = _KEPT_KEYS | CONFIGURATION_KEYS
+_PHASE_KEYS = frozenset({"init_start", "init_stop", "eval_start", "eval_stop"})
 
 
 @dataclass
@@ -68,6 +86,8 @@ class LogFacts:
     # (full_string, timestamp, key, value, lineno) of every line whose key is in `keep`, in file order, as the
     # official parser reads it: value is {"value", "metadata"} for MLLOG, the JSON body for MLL
     lines: list[tuple[str, float, str, Any, int]] = field(default_factory=list)
+    configuration: dict[str, Any] = field(default_factory=dict)  # the first value of each CONFIGURATION_KEYS event
+    phases: list[tuple[str, float]] = field(default_factory=list)  # (init_start|init_stop|eval_start|eval_stop, ms)
 
 
 def detect_format(text: str) -> str | None:
@@ -142,6 +162,10 @@ def _record(facts: LogFacts, key: str, time: float, value: Any, status: str | No
     elif key == "submission_benchmark":
         if facts.log_benchmark is None and isinstance(value, str):
             facts.log_benchmark = value
+    elif key in _PHASE_KEYS:
+        facts.phases.append((key, time))
+    elif key in CONFIGURATION_KEYS:
+        facts.configuration.setdefault(key, value)
     if facts.run_start_ms is not None and facts.run_stop_ms is not None:
         facts.timing_closed = True
 

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mlperf_scaling.tasks.parse.system_covariates import SystemCovariates, system_covariates
+
 # Typos and spellings found in the published files, mapped to the schema's key.
 _KEY_ALIASES = {
     "divison": "division",
@@ -62,6 +64,7 @@ class SystemRecord:
     host_processors_per_node: int | None
     framework: str | None
     notes: str | None  # what was repaired or guessed while reading
+    covariates: SystemCovariates | None = None  # the hardware and software that explain scaling, typed
 
 
 def _clean_text(value: Any) -> str | None:
@@ -251,4 +254,6 @@ def parse_system(data: bytes) -> SystemRecord:
         host_processors_per_node=host_per_node,
         framework=_clean_text(document.get("framework")),
         notes="; ".join(notes) or None,
+        # the old schema keeps memory and network cards per node group: the first group's, under the file's own keys
+        covariates=system_covariates({**nodes_old[0], **document} if nodes_old else document, per_node, accelerators, model),
     )

@@ -6,9 +6,10 @@ The score step of source -> parse -> score: facts in, the rows of `systems`, `ru
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 import polars as pl
@@ -21,11 +22,13 @@ from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
+from mlperf_scaling.tasks.parse.run_config import RunConfiguration, run_configuration
 from mlperf_scaling.tasks.parse.systems_json import SystemRecord
 from mlperf_scaling.tasks.score.compliance import Judgement
 from mlperf_scaling.tasks.score.convergence import Convergence, batch_size, group_convergence, run_convergence
 from mlperf_scaling.tasks.score.energy import EnergyError, energy_score, run_energy_j
 from mlperf_scaling.tasks.score.group import score_group
+from mlperf_scaling.tasks.score.power_profile import power_profile
 from mlperf_scaling.tasks.score.rules import RoundRules, benchmark_rules, rules_for_round
 from mlperf_scaling.tasks.score.validity import RunVerdict, judge_run
 
@@ -56,6 +59,13 @@ def _run_spread(verdicts: list[RunVerdict], factor: float) -> tuple[float | None
     return min(times), max(times), statistics.stdev(times) if len(times) >= 2 else None
 
 
+def _most_common(configurations: list[RunConfiguration]) -> RunConfiguration:
+    """A score's configuration: its valid runs' (they share one, but for the rare run that differs)."""
+    if not configurations:
+        return RunConfiguration()
+    return Counter(configurations).most_common(1)[0][0]
+
+
 def score_round(facts: RoundFacts) -> RoundData:
     """The round's rows, every run judged by the round's rules (compliance verdicts came from the parse workers).
 
@@ -63,6 +73,15 @@ def score_round(facts: RoundFacts) -> RoundData:
     started = time.perf_counter()
     data = _assemble(facts, rules_for_round(facts.round))
     return replace(data, seconds=facts.seconds + (time.perf_counter() - started))
+
+
+def _measurement(submitter: str, nodes: list) -> str | None:
+    """Where power was read: a folder that says so (v4.0 smc-ac-power, smc-dc-power), else AC converted by the node's
+    conversion_eff (the rules' AC/DC conversion), else unknown."""
+    named = re.search(r"(?<![a-z])(ac|dc)[-_]power", submitter, re.I)
+    if named is not None:
+        return named.group(1).upper()
+    return "AC" if any(node.efficiency != 1.0 for node in nodes) else None
 
 
 def _energy(c: RoundFacts, rules: RoundRules, group_runs: dict, scaling_by_group: dict) -> tuple[list[dict], dict]:
@@ -87,7 +106,11 @@ def _energy(c: RoundFacts, rules: RoundRules, group_runs: dict, scaling_by_group
                 continue
             times.append(verdict.time_to_train_min)
             energies.append(node_j + switch_j)
+            profile = power_profile(files["node"], run.facts.run_start_ms, run.facts.run_stop_ms, run.facts.phases)
             rows.append({
+                **vars(profile),
+                "measurement": _measurement(submitter, files["node"]),
+                "switch_share": switch_j / (node_j + switch_j) if node_j + switch_j > 0 else None,
                 "round": c.round, "submitter": submitter, "system": system, "benchmark": benchmark,
                 "file_name": run.member.path.rsplit("/", 1)[-1], "time_to_train_min": verdict.time_to_train_min,
                 "node_energy_j": node_j, "switch_energy_j": switch_j, "energy_j": node_j + switch_j,
@@ -119,7 +142,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "submitter": submitter,
                 "system": system,
                 "path": member.path,
-                **{k: v for k, v in vars(record).items()},
+                **{k: v for k, v in vars(record).items() if k != "covariates"},
+                **(vars(record.covariates) if record.covariates is not None else {}),
                 "is_cpu_only": record.accelerators == 0,
             }
         )
@@ -129,6 +153,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
     group_runs: dict[GroupKey, list[tuple[ParsedRun, RunVerdict]]] = defaultdict(list)
     # of the valid runs of each group: their convergence and batch size, for the analysis
     trained: dict[GroupKey, list[tuple[Convergence, object]]] = defaultdict(list)
+    configured: dict[GroupKey, list[RunConfiguration]] = defaultdict(list)
     for run in c.runs:
         m, facts = run.member, run.facts
         benchmark = m.benchmark or facts.log_benchmark
@@ -145,9 +170,13 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
             facts, judgement.failures if judgement else None, rules, judgement.later if judgement else None, judgement.valid_today if judgement else None
         )
         converged = run_convergence(facts, judgement)
+        described_system = system_by_key.get((m.submitter, system))
+        configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None,
+                                          batch_size([facts.global_batch_size]))
         groups[(m.submitter, system, benchmark)].append(verdict)
         if verdict.valid:
             trained[(m.submitter, system, benchmark)].append((converged, facts.global_batch_size))
+            configured[(m.submitter, system, benchmark)].append(configuration)
         group_runs[(m.submitter, m.system, benchmark)].append((run, verdict))
         if not verdict.valid:
             c.reject(m.path, Stage.SCORE, f"run not counted: {verdict.reason}")
@@ -182,6 +211,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "global_batch_size": batch_size([facts.global_batch_size]),
                 "samples_to_converge": converged.samples,
                 "epochs_to_converge": converged.epochs,
+                **vars(configuration),
             }
         )
 
@@ -240,6 +270,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "global_batch_size": batch_size([size for _, size in runs_trained]),
                 "samples_to_converge": group_convergence([c.samples for c, _ in runs_trained]),
                 "epochs_to_converge": group_convergence([c.epochs for c, _ in runs_trained]),
+                **vars(_most_common(configured.get(key, []))),
             }
         )
 
