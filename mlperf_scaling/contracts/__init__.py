@@ -6,16 +6,20 @@ from mlperf_scaling.contracts.clusters import AnalysisExclusionsSchema, Clusters
 from mlperf_scaling.contracts.common import Contract
 from mlperf_scaling.contracts.efficiency import EfficiencySchema
 from mlperf_scaling.contracts.energy import EnergySchema
+from mlperf_scaling.contracts.explanations import ExplanationsSchema
 from mlperf_scaling.contracts.ingestions import IngestionsSchema
+from mlperf_scaling.contracts.paper_claims import PaperClaimsSchema
 from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.rejections import RejectionsSchema
+from mlperf_scaling.contracts.result_context import ResultContextSchema
 from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
+from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
 
 # table -> contract; every table the pipeline loads is here
 TABLE_CONTRACTS: dict[str, type[Contract]] = {
@@ -31,7 +35,11 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "scaling_fits": ScalingFitsSchema,
     "recommendations": RecommendationsSchema,
     "plan_backtest": PlanBacktestSchema,
+    "result_context": ResultContextSchema,
     "carried_over": CarriedOverSchema,
     "round_trends": RoundTrendsSchema,
     "software_gains": SoftwareGainsSchema,
+    "explanations": ExplanationsSchema,
+    "paper_claims": PaperClaimsSchema,
+    "workload_ranking": WorkloadRankingSchema,
 }

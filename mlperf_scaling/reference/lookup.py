@@ -185,3 +185,80 @@ def reference_digest(*names: str) -> str:
     for name in names:
         digest.update(resources.files("mlperf_scaling.reference").joinpath(name).read_bytes())
     return digest.hexdigest()[:10]
+
+
+@dataclass(frozen=True)
+class AcceleratorSpec:
+    """An accelerator's datasheet: peak dense TFLOP/s per precision, memory, bandwidth, TDP, year, and where each row's
+    numbers come from (accelerator_specs.tsv; its notes say which are secondary sources)."""
+
+    family: str
+    form_factor: str
+    year: int | None
+    memory_gb: float | None
+    memory_bandwidth_tb_s: float | None
+    tdp_w: float | None
+    peak_tflops: dict[str, float]  # precision -> peak dense TFLOP/s: fp32, tf32, bf16, fp16, fp8, fp4
+    source: str
+
+
+_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+
+
+def _float_or_none(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+@functools.cache
+def accelerator_specs() -> tuple[AcceleratorSpec, ...]:
+    rows = []
+    for row in _read_tsv("accelerator_specs.tsv"):
+        peaks = {p: float(row[f"{p}_tflops"]) for p in _PRECISIONS if row[f"{p}_tflops"].strip()}
+        year = row["year"].strip()
+        rows.append(AcceleratorSpec(row["family"], row["form_factor"], int(year) if year else None, _float_or_none(row["memory_gb"]),
+                                    _float_or_none(row["memory_bandwidth_tb_s"]), _float_or_none(row["tdp_w"]), peaks, row["source"]))
+    return tuple(rows)
+
+
+def accelerator_spec(family: str | None, form_factor: str | None, memory_gb: float | None) -> AcceleratorSpec | None:
+    """The datasheet of a family in a form factor and memory size; the family's row of that form factor where the size
+    has none (an H100-SXM5-96GB computes as an H100 SXM); None for a family the table does not list."""
+    if family is None:
+        return None
+    same_form = [spec for spec in accelerator_specs() if spec.family == family and (not form_factor or spec.form_factor == form_factor)]
+    if not same_form:
+        same_form = [spec for spec in accelerator_specs() if spec.family == family]
+    exact = [spec for spec in same_form if memory_gb is not None and spec.memory_gb == memory_gb and spec.peak_tflops]
+    with_peaks = [spec for spec in same_form if spec.peak_tflops]
+    return (exact or with_peaks or same_form or [None])[0]
+
+
+@dataclass(frozen=True)
+class BenchmarkWork:
+    """How a benchmark's logged convergence point becomes samples and tokens, and its model FLOPs per token
+    (benchmark_work.tsv, each row with its source)."""
+
+    unit: str  # what the log counts: samples, epochs or tokens
+    samples_per_epoch: float | None
+    tokens_per_sample: float | None
+    flops_per_token: float | None  # 6 x active parameters (pretraining), 4 x (LoRA: frozen weights get no gradient)
+    flops_per_sample: float | None  # for models not counted in tokens (ResNet-50, Stable Diffusion): 3 x forward
+    source: str
+
+
+@functools.cache
+def _work_rows() -> list[dict[str, str]]:
+    return _read_tsv("benchmark_work.tsv")
+
+
+def benchmark_work(canonical_name: str, round_name: str) -> BenchmarkWork | None:
+    """The work of a benchmark in a round; None where the table does not say how its logs count."""
+    current = round_key(round_name)
+    for row in _work_rows():
+        if row["benchmark"] != canonical_name or current < round_key(row["first_round"]):
+            continue
+        if row["last_round"] and current > round_key(row["last_round"]):
+            continue
+        return BenchmarkWork(row["unit"], _float_or_none(row["samples_per_epoch"]), _float_or_none(row["tokens_per_sample"]),
+                             _float_or_none(row["flops_per_token"]), _float_or_none(row["flops_per_sample"]), row["source"])
+    return None

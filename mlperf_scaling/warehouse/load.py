@@ -7,7 +7,7 @@ import polars as pl
 
 # Identifiers come from these fixed lists only; values are always bound parameters.
 ROUND_TABLES = ("systems", "runs", "scores", "energy", "rejections")
-ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fits", "recommendations", "plan_backtest")
+ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fits", "recommendations", "plan_backtest", "result_context")
 
 
 def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame) -> None:
@@ -29,7 +29,7 @@ def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: st
     _replace(connection, round_name, ANALYSIS_TABLES, frames, None)
 
 
-TREND_TABLES = ("carried_over", "round_trends", "software_gains")
+TREND_TABLES = ("carried_over", "round_trends", "software_gains", "explanations", "paper_claims", "workload_ranking")
 
 
 def replace_trends(connection: duckdb.DuckDBPyConnection, frames: dict[str, pl.DataFrame]) -> None:

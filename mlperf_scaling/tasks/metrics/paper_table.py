@@ -37,7 +37,7 @@ class Comparison:
     explanations: list[str]
 
 
-def _two_decimals_agree(ours: float, theirs: float) -> str | None:
+def two_decimals_agree(ours: float, theirs: float) -> str | None:
     if round(ours, 2) == theirs:
         return "same value to the paper's two decimals"
     if int(ours * 100) / 100 == theirs:
@@ -72,7 +72,7 @@ def compare(efficiency: pl.DataFrame, exclusions: pl.DataFrame, scores: pl.DataF
             notes.append("systems count matches")
         if reference["accelerators"] != paper.reference_accelerators:
             notes.append(f"reference accelerators differ: {reference['accelerators']} here, {paper.reference_accelerators} in the paper")
-        agreement = _two_decimals_agree(reference["time_to_train_min"], paper.reference_time_min)
+        agreement = two_decimals_agree(reference["time_to_train_min"], paper.reference_time_min)
         if agreement:
             notes.append(f"reference time: {agreement}")
         else:
@@ -81,7 +81,7 @@ def compare(efficiency: pl.DataFrame, exclusions: pl.DataFrame, scores: pl.DataF
             for row in candidates.iter_rows(named=True):
                 for column, meaning in (("time_to_train_min", "official score"), ("time_to_train_unscaled_min", "unscaled score")):
                     value = row[column]
-                    if value is not None and _two_decimals_agree(value, paper.reference_time_min):
+                    if value is not None and two_decimals_agree(value, paper.reference_time_min):
                         notes.append(f"reference time: the paper's value is the {meaning} of {row['submitter']}/{row['system']} ({value:.4f})")
                         matched = True
             if not matched:

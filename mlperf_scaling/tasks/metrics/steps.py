@@ -12,14 +12,21 @@ from prefect.cache_policies import NO_CACHE
 from mlperf_scaling.contracts.clusters import AnalysisExclusionsSchema, ClustersSchema
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.efficiency import EfficiencySchema
+from mlperf_scaling.contracts.explanations import ExplanationsSchema
+from mlperf_scaling.contracts.paper_claims import PaperClaimsSchema
 from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
+from mlperf_scaling.contracts.result_context import ResultContextSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
+from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
 from mlperf_scaling.runtime.run_context import round_task_run_name
+from mlperf_scaling.tasks.metrics.claims import claims_table, workload_ranking
 from mlperf_scaling.tasks.metrics.clusters import cluster_table
+from mlperf_scaling.tasks.metrics.context import result_context
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+from mlperf_scaling.tasks.metrics.explain import explanation_table
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
@@ -39,17 +46,20 @@ class RoundAnalysis:
     recommendations: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(RecommendationsSchema)))
     source: dict | None = None
     backtest: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(PlanBacktestSchema)))
+    context: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(ResultContextSchema)))
 
     def frames(self) -> dict[str, pl.DataFrame]:
         return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions,
-                "scaling_fits": self.fits, "recommendations": self.recommendations, "plan_backtest": self.backtest}
+                "scaling_fits": self.fits, "recommendations": self.recommendations, "plan_backtest": self.backtest,
+                "result_context": self.context}
 
 
 @task(name="compute-metrics", task_run_name=round_task_run_name("compute-metrics"), cache_policy=NO_CACHE)
 def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0.5) -> RoundAnalysis:
     """Efficiency, clusters, scaling fits, recommendations and exclusions of one round, from its `scores` rows, with the
     source it was loaded from: everything its publishing needs, handed on rather than read back."""
-    scores, sources = read_queries(warehouse, "round_scores", "round_sources", round=round_name)
+    scores, sources, systems, energy = read_queries(warehouse, "round_scores", "round_sources", "round_systems", "round_energy",
+                                                    round=round_name)
     if scores.height == 0:
         raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
     efficiency, exclusions = efficiency_table(scores)
@@ -64,6 +74,7 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
         RecommendationsSchema.validate(recommendation_table(efficiency, backtest, threshold), lazy=True),
         source=sources.to_dicts()[0] if sources.height else None,
         backtest=PlanBacktestSchema.validate(backtest, lazy=True),
+        context=ResultContextSchema.validate(result_context(scores, systems, energy, efficiency), lazy=True),
     )
 
 
@@ -75,12 +86,12 @@ def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
 
 @task(name="read-metrics", task_run_name=round_task_run_name("read-metrics"), cache_policy=NO_CACHE)
 def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
-    efficiency, clusters, exclusions, fits, recommendations, sources, backtest = read_queries(
+    efficiency, clusters, exclusions, fits, recommendations, sources, backtest, context = read_queries(
         warehouse, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_recommendations",
-        "round_sources", "round_backtest", round=round_name,
+        "round_sources", "round_backtest", "round_context", round=round_name,
     )
     source = sources.to_dicts()[0] if sources.height else None
-    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source, backtest)
+    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source, backtest, context)
 
 
 @dataclass
@@ -90,19 +101,27 @@ class Trends:
     carried_over: pl.DataFrame
     round_trends: pl.DataFrame
     software_gains: pl.DataFrame
+    explanations: pl.DataFrame
+    claims: pl.DataFrame
+    ranking: pl.DataFrame
 
     def tables(self) -> dict[str, pl.DataFrame]:
-        return {"carried_over": self.carried_over, "round_trends": self.round_trends, "software_gains": self.software_gains}
+        return {"carried_over": self.carried_over, "round_trends": self.round_trends, "software_gains": self.software_gains,
+                "explanations": self.explanations, "paper_claims": self.claims, "workload_ranking": self.ranking}
 
 
 @task(name="compute-trends", cache_policy=NO_CACHE)
 def compute_trends(warehouse: str) -> Trends:
     """Carried-over results and time-to-train trends across every round in the warehouse."""
-    scores, runs, efficiency = read_queries(warehouse, "all_scores", "all_run_identities", "all_efficiency")
+    scores, runs, efficiency, context, exclusions, fits = read_queries(
+        warehouse, "all_scores", "all_run_identities", "all_efficiency", "all_context", "all_exclusions", "all_fits")
     return Trends(
         CarriedOverSchema.validate(carried_over_groups(runs), lazy=True),
         RoundTrendsSchema.validate(trend_table(scores, runs), lazy=True),
         SoftwareGainsSchema.validate(software_gains(efficiency), lazy=True),
+        ExplanationsSchema.validate(explanation_table(context), lazy=True),
+        PaperClaimsSchema.validate(claims_table(efficiency, context, exclusions, scores), lazy=True),
+        WorkloadRankingSchema.validate(workload_ranking(fits), lazy=True),
     )
 
 

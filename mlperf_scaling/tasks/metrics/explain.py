@@ -1,0 +1,137 @@
+"""Why results of one workload scale differently: which covariates go with the accelerator-time a result needed, at
+equal accelerator count, from an interpretable model whose variance explained is measured under cross-validation.
+
+Per workload (a benchmark across rounds), the target is log(time to train x accelerators): the accelerator-minutes
+a result spent, so at equal N a lower value is a more efficient system. The model is a ridge regression on
+standardised features (log2 N and the round's order always; then the accelerator's peak BF16 FLOP/s, the scale-up
+fabric and domain, the network per accelerator, accelerator memory, cooling, precision and, from v6.0, the parallelism
+degrees), missing values imputed with an indicator. Folds are grouped by submitter, so a submitter's results never
+help predict its own: the variance explained (R^2) is what carries to a submitter the model has not seen. Each
+covariate's share is the cross-validated R^2 lost when it alone is left out; never an in-sample fit.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import RidgeCV
+from sklearn.metrics import r2_score
+from sklearn.model_selection import GroupKFold
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from mlperf_scaling.contracts.common import frame_schema
+from mlperf_scaling.contracts.explanations import ExplanationsSchema
+from mlperf_scaling.rounds import round_key
+
+BASE = ["log2_accelerators", "round_order"]
+NUMERIC = {
+    "log2_peak_bf16_tflops": "the accelerator's peak BF16 FLOP/s (log2)",
+    "log2_scale_up_domain": "accelerators on one scale-up fabric (log2)",
+    "log2_network_gbit_s_per_accelerator": "scale-out network per accelerator (log2 Gb/s)",
+    "accelerator_memory_gb": "memory per accelerator (GB)",
+    "log2_tensor_parallelism": "tensor parallelism (log2)",
+    "log2_pipeline_parallelism": "pipeline parallelism (log2)",
+}
+CATEGORICAL = {
+    "interconnect_kind": "scale-up fabric",
+    "cooling": "cooling",
+    "precision_linear": "lowest precision in linear layers",
+}
+MIN_RESULTS = 15
+MIN_SUBMITTERS = 4
+MIN_KNOWN = 0.3  # a covariate known for fewer results than this says too little to keep
+
+
+def _features(context: pl.DataFrame) -> pl.DataFrame:
+    order = {name: i for i, name in enumerate(sorted(context["round"].unique().to_list(), key=round_key))}
+    log2 = lambda column: pl.when(pl.col(column) > 0).then(pl.col(column).log(2)).otherwise(None)  # noqa: E731
+    return context.with_columns(
+        (pl.col("time_to_train_min") * pl.col("accelerators")).log().alias("log_accelerator_minutes"),
+        pl.col("accelerators").cast(pl.Float64).log(2).alias("log2_accelerators"),
+        pl.col("round").replace_strict(order, return_dtype=pl.Float64).alias("round_order"),
+        log2("peak_bf16_tflops").alias("log2_peak_bf16_tflops"),
+        log2("scale_up_domain").alias("log2_scale_up_domain"),
+        log2("network_gbit_s_per_accelerator").alias("log2_network_gbit_s_per_accelerator"),
+        log2("tensor_parallelism").alias("log2_tensor_parallelism"),
+        log2("pipeline_parallelism").alias("log2_pipeline_parallelism"),
+    )
+
+
+def _design(group: pl.DataFrame, numeric: list[str], categorical: list[str]) -> tuple[np.ndarray, list[str]]:
+    """The feature matrix (missing numbers as NaN, categories one-hot with `unknown` for a missing one) and its names."""
+    parts = [group.select(pl.col(name).cast(pl.Float64) for name in numeric)] if numeric else []
+    for name in categorical:
+        parts.append(group.select(pl.col(name).fill_null("unknown")).to_dummies(separator="="))
+    frame = pl.concat(parts, how="horizontal")
+    return frame.to_numpy().astype(float), frame.columns
+
+
+def _model() -> Pipeline:
+    return make_pipeline(SimpleImputer(strategy="median", add_indicator=True, keep_empty_features=True), StandardScaler(),
+                         RidgeCV(alphas=np.logspace(-3, 3, 13)))
+
+
+def _cv_r2(group: pl.DataFrame, target: np.ndarray, groups: np.ndarray, numeric: list[str], categorical: list[str], folds: int) -> float:
+    matrix, _ = _design(group, numeric, categorical)
+    predicted = np.empty(len(target))
+    for train, test in GroupKFold(n_splits=folds).split(matrix, target, groups):
+        model = _model()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a column all missing in a fold: its indicator carries it
+            model.fit(matrix[train], target[train])
+            predicted[test] = model.predict(matrix[test])
+    return float(r2_score(target, predicted))
+
+
+def _direction(coefficients: dict[str, float], name: str, categorical: bool) -> tuple[float, str]:
+    """(effect, words) of one covariate in the model fitted on every result: standardised log accelerator-minutes."""
+    if not categorical:
+        coefficient = coefficients[name]
+        return coefficient, ("more of it, fewer accelerator-minutes" if coefficient < 0 else "more of it, more accelerator-minutes")
+    known = {column.split("=", 1)[1]: value for column, value in coefficients.items()
+             if column.startswith(f"{name}=") and column != f"{name}=unknown"}
+    if len(known) < 2:
+        return 0.0, "one value only"
+    best, worst = min(known, key=known.__getitem__), max(known, key=known.__getitem__)
+    return known[worst] - known[best], f"{best} fewest accelerator-minutes, {worst} most"
+
+
+def explanation_table(context: pl.DataFrame) -> pl.DataFrame:
+    """One row per (workload, covariate) where the workload has enough results from enough submitters."""
+    schema = frame_schema(ExplanationsSchema)
+    usable = _features(context.filter(pl.col("accelerators") > 0, pl.col("time_to_train_min") > 0))
+    rows: list[dict] = []
+    for (workload,), group in usable.group_by(["benchmark_canonical"], maintain_order=True):
+        submitters = group["submitter"].n_unique()
+        if group.height < MIN_RESULTS or submitters < MIN_SUBMITTERS:
+            continue
+        numeric = [name for name in NUMERIC if group[name].is_not_null().mean() >= MIN_KNOWN and group[name].drop_nulls().n_unique() > 1]
+        categorical = [name for name in CATEGORICAL if group[name].is_not_null().mean() >= MIN_KNOWN and group[name].drop_nulls().n_unique() > 1]
+        target = group["log_accelerator_minutes"].to_numpy()
+        groups = group["submitter"].to_numpy()
+        folds = min(5, submitters)
+        base_r2 = _cv_r2(group, target, groups, BASE, [], folds)
+        full_r2 = _cv_r2(group, target, groups, BASE + numeric, categorical, folds)
+        matrix, columns = _design(group, BASE + numeric, categorical)
+        fitted = _model()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fitted.fit(matrix, target)
+        coefficients = dict(zip(columns, fitted.named_steps["ridgecv"].coef_[: len(columns)], strict=True))
+        rounds = sorted(group["round"].unique().to_list(), key=round_key)
+        common = {"workload": workload, "rounds": f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else rounds[0],
+                  "n_results": group.height, "n_submitters": submitters, "folds": folds,
+                  "cv_r2_n_only": base_r2, "cv_r2_full": full_r2}
+        for name in [*numeric, *categorical]:
+            is_categorical = name in categorical
+            without = _cv_r2(group, target, groups, BASE + [n for n in numeric if n != name], [c for c in categorical if c != name], folds)
+            effect, words = _direction(coefficients, name, is_categorical)
+            rows.append({**common, "covariate": name, "covariate_label": (CATEGORICAL if is_categorical else NUMERIC)[name],
+                         "known_share": float(group[name].is_not_null().mean()), "cv_r2_share": full_r2 - without,
+                         "effect": effect if math.isfinite(effect) else None, "direction": words})
+    return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
