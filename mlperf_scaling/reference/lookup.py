@@ -230,7 +230,8 @@ def accelerator_spec(family: str | None, form_factor: str | None, memory_gb: flo
         same_form = [spec for spec in accelerator_specs() if spec.family == family]
     exact = [spec for spec in same_form if memory_gb is not None and spec.memory_gb == memory_gb and spec.peak_tflops]
     with_peaks = [spec for spec in same_form if spec.peak_tflops]
-    return (exact or with_peaks or same_form or [None])[0]
+    found = exact or with_peaks or same_form
+    return found[0] if found else None
 
 
 @dataclass(frozen=True)

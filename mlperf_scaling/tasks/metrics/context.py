@@ -5,9 +5,12 @@ Per score: the system's typed covariates (systems), the run configuration (score
 FLOPs utilisation where the model's FLOPs are known, and, where power was measured, the score's power profile and its
 energy scaling against the smallest measured system of the same accelerator.
 
-MFU = model FLOPs of the training / (time to train x accelerators x peak dense BF16 FLOP/s), the PaLM convention (the
-model's FLOPs, not the hardware's, and BF16 as the common peak); `mfu_at_precision` divides by the peak of the lowest
-precision the run logged instead. Energy scaling splits exactly: E_ref / E = time efficiency x power ratio, with time
+MFU = model FLOPs of the training / (time to train x accelerators x peak dense FLOP/s): the model's FLOPs, not the
+hardware's (PaLM, appendix B), against the peak at the lowest precision the run logged (v6.0 on) where the datasheet
+has it. A run that logs none is measured against FP8 where it is an LLM on an accelerator with FP8 (MLPerf's LLM
+submissions on Hopper and later train in FP8 or below: against BF16 some pass 1, e.g. v5.1 Llama 3.1 405B on GB300 at
+1.32), else against BF16, and `peak_precision` says "assumed". `mfu_bf16` is always against BF16, the common
+yardstick across rounds. Energy scaling splits exactly: E_ref / E = time efficiency x power ratio, with time
 efficiency (T_ref N_ref) / (T N) and power ratio (P_ref / N_ref) / (P / N), P the mean power of the run (energy / time).
 """
 
@@ -19,7 +22,7 @@ import polars as pl
 
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
-from mlperf_scaling.reference.lookup import accelerator_spec, benchmark_work
+from mlperf_scaling.reference.lookup import accelerator_spec, benchmark_work, canonical_benchmark
 from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
 
 _SYSTEM_COLUMNS = ["interconnect_kind", "interconnect_gb_s", "scale_up_domain", "network_kind", "network_gbit_s_per_node",
@@ -30,13 +33,22 @@ _CONFIGURATION_COLUMNS = ["tensor_parallelism", "pipeline_parallelism", "context
 _PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "nvfp4": "fp4", "mxfp4": "fp4"}
 
 
-def _hardware(family: str | None, form_factor: str | None, memory: float | None, precision: str | None) -> dict:
+def _hardware(family: str | None, form_factor: str | None, memory: float | None, precision: str | None, is_llm: bool) -> dict:
     spec = accelerator_spec(family, form_factor, memory)
     if spec is None:
-        return {"accelerator_year": None, "peak_bf16_tflops": None, "peak_at_precision_tflops": None,
+        return {"accelerator_year": None, "peak_bf16_tflops": None, "peak_tflops": None, "peak_precision": None,
                 "memory_bandwidth_tb_s": None, "tdp_w": None, "spec_source": None}
-    at_precision = spec.peak_tflops.get(_PEAK_COLUMN.get(precision or "", ""))
-    return {"accelerator_year": spec.year, "peak_bf16_tflops": spec.peak_tflops.get("bf16"), "peak_at_precision_tflops": at_precision,
+    column = _PEAK_COLUMN.get(precision or "")
+    bf16 = spec.peak_tflops.get("bf16")
+    peak: float | None
+    if column and spec.peak_tflops.get(column):
+        peak, named = spec.peak_tflops[column], column
+    elif is_llm and spec.peak_tflops.get("fp8"):
+        peak, named = spec.peak_tflops["fp8"], "fp8 (assumed)"
+    else:
+        peak = bf16
+        named = "bf16" if column == "bf16" else "bf16 (assumed)" if precision is None else f"bf16 (no {column or precision} peak listed)"
+    return {"accelerator_year": spec.year, "peak_bf16_tflops": bf16, "peak_tflops": peak, "peak_precision": named if peak else None,
             "memory_bandwidth_tb_s": spec.memory_bandwidth_tb_s, "tdp_w": spec.tdp_w, "spec_source": spec.source}
 
 
@@ -45,14 +57,19 @@ def _work(benchmark: str, round_name: str):
     return benchmark_work(benchmark, round_name)
 
 
-def _training_work(benchmark: str, round_name: str, samples: float | None, epochs: float | None) -> dict:
+# a logged convergence point below this share of its round's median for the benchmark is in another unit (v2.1 BERT:
+# three submitters log epoch_num as epochs, 1.0, where the others log samples, 2.6 million)
+OTHER_UNIT = 0.01
+
+
+def _training_work(benchmark: str, round_name: str, samples: float | None, epochs: float | None, typical: float | None) -> dict:
     """Samples, tokens and model FLOPs of the training, from the logged convergence point."""
     work = _work(benchmark, round_name)
     empty = {"samples_trained": None, "tokens_trained": None, "model_flops": None, "work_source": None}
     if work is None:
         return empty
     logged = samples if samples is not None else epochs
-    if logged is None:
+    if logged is None or (typical and logged < OTHER_UNIT * typical):
         return empty
     if work.unit == "epochs":
         trained = logged * work.samples_per_epoch if work.samples_per_epoch else None
@@ -95,13 +112,15 @@ def result_context(scores: pl.DataFrame, systems: pl.DataFrame, energy: pl.DataF
         .join(efficiency.select("round", "submitter", "system", "benchmark", "efficiency"), on=["round", "submitter", "system", "benchmark"],
               how="left")
         .join(_power(energy), on=["round", "submitter", "system", "benchmark"], how="left")
+        .with_columns(pl.coalesce("samples_to_converge", "epochs_to_converge").median().over("round", "benchmark").alias("typical_logged"))
     )
     rows = []
     for row in frame.iter_rows(named=True):
         accelerators = row["accelerators"]
         nodes = row["number_of_nodes"]
-        hardware = _hardware(row["accelerator_family"], row["accelerator_form_factor"], row["accelerator_memory_gb"], row["precision_linear"])
-        work = _training_work(row["benchmark_canonical"], row["round"], row["samples_to_converge"], row["epochs_to_converge"])
+        hardware = _hardware(row["accelerator_family"], row["accelerator_form_factor"], row["accelerator_memory_gb"], row["precision_linear"],
+                             canonical_benchmark(row["benchmark_canonical"]).task.startswith("LLM"))
+        work = _training_work(row["benchmark_canonical"], row["round"], row["samples_to_converge"], row["epochs_to_converge"], row["typical_logged"])
         seconds = row["time_to_train_min"] * 60
         achieved = (work["model_flops"] / (seconds * accelerators) / 1e12) if work["model_flops"] and accelerators else None
         per_node = row["network_gbit_s_per_node"]
@@ -110,8 +129,8 @@ def result_context(scores: pl.DataFrame, systems: pl.DataFrame, energy: pl.DataF
         row.update({
             "network_gbit_s_per_accelerator": per_node * nodes / accelerators if per_node and nodes and accelerators else None,
             "achieved_tflops_per_accelerator": achieved,
-            "mfu": achieved / hardware["peak_bf16_tflops"] if achieved and hardware["peak_bf16_tflops"] else None,
-            "mfu_at_precision": achieved / hardware["peak_at_precision_tflops"] if achieved and hardware["peak_at_precision_tflops"] else None,
+            "mfu": achieved / hardware["peak_tflops"] if achieved and hardware["peak_tflops"] else None,
+            "mfu_bf16": achieved / hardware["peak_bf16_tflops"] if achieved and hardware["peak_bf16_tflops"] else None,
             "w_per_accelerator": row["mean_w"] / accelerators if row["mean_w"] is not None and accelerators else None,
             "j_per_sample": row["energy_j"] / work["samples_trained"] if row["energy_j"] and work["samples_trained"] else None,
             "j_per_token": row["energy_j"] / work["tokens_trained"] if row["energy_j"] and work["tokens_trained"] else None,

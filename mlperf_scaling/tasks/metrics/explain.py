@@ -17,7 +17,6 @@ import warnings
 
 import numpy as np
 import polars as pl
-from sklearn.impute import SimpleImputer
 from sklearn.linear_model import RidgeCV
 from sklearn.metrics import r2_score
 from sklearn.model_selection import GroupKFold
@@ -72,19 +71,28 @@ def _design(group: pl.DataFrame, numeric: list[str], categorical: list[str]) -> 
 
 
 def _model() -> Pipeline:
-    return make_pipeline(SimpleImputer(strategy="median", add_indicator=True, keep_empty_features=True), StandardScaler(),
-                         RidgeCV(alphas=np.logspace(-3, 3, 13)))
+    return make_pipeline(StandardScaler(), RidgeCV(alphas=np.logspace(-3, 3, 13), gcv_mode="svd"))
+
+
+def _imputed(matrix: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """Missing values as the training rows' median (0 where they have none), and a 0/1 indicator per column with a
+    missing value. By hand: sklearn's SimpleImputer tries to import pandas on every call, which is not installed."""
+    missing = np.isnan(matrix)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a column all missing in the training rows: its median is NaN, taken as 0
+        medians = np.nan_to_num(np.nanmedian(matrix[train], axis=0))
+    filled = np.where(missing, medians, matrix)
+    flagged = missing.any(axis=0)
+    return np.hstack([filled, missing[:, flagged].astype(float)])
 
 
 def _cv_r2(group: pl.DataFrame, target: np.ndarray, groups: np.ndarray, numeric: list[str], categorical: list[str], folds: int) -> float:
     matrix, _ = _design(group, numeric, categorical)
     predicted = np.empty(len(target))
     for train, test in GroupKFold(n_splits=folds).split(matrix, target, groups):
-        model = _model()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a column all missing in a fold: its indicator carries it
-            model.fit(matrix[train], target[train])
-            predicted[test] = model.predict(matrix[test])
+        features = _imputed(matrix, train)
+        model = _model().fit(features[train], target[train])
+        predicted[test] = model.predict(features[test])
     return float(r2_score(target, predicted))
 
 
@@ -101,6 +109,15 @@ def _direction(coefficients: dict[str, float], name: str, categorical: bool) -> 
     return known[worst] - known[best], f"{best} fewest accelerator-minutes, {worst} most"
 
 
+def _known_share(column: pl.Series) -> float:
+    return 1 - column.null_count() / column.len()
+
+
+def _informative(column: pl.Series) -> bool:
+    """Known for enough results, and not the same for all of them."""
+    return _known_share(column) >= MIN_KNOWN and column.drop_nulls().n_unique() > 1
+
+
 def explanation_table(context: pl.DataFrame) -> pl.DataFrame:
     """One row per (workload, covariate) where the workload has enough results from enough submitters."""
     schema = frame_schema(ExplanationsSchema)
@@ -110,18 +127,15 @@ def explanation_table(context: pl.DataFrame) -> pl.DataFrame:
         submitters = group["submitter"].n_unique()
         if group.height < MIN_RESULTS or submitters < MIN_SUBMITTERS:
             continue
-        numeric = [name for name in NUMERIC if group[name].is_not_null().mean() >= MIN_KNOWN and group[name].drop_nulls().n_unique() > 1]
-        categorical = [name for name in CATEGORICAL if group[name].is_not_null().mean() >= MIN_KNOWN and group[name].drop_nulls().n_unique() > 1]
+        numeric = [name for name in NUMERIC if _informative(group[name])]
+        categorical = [name for name in CATEGORICAL if _informative(group[name])]
         target = group["log_accelerator_minutes"].to_numpy()
         groups = group["submitter"].to_numpy()
         folds = min(5, submitters)
         base_r2 = _cv_r2(group, target, groups, BASE, [], folds)
         full_r2 = _cv_r2(group, target, groups, BASE + numeric, categorical, folds)
         matrix, columns = _design(group, BASE + numeric, categorical)
-        fitted = _model()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fitted.fit(matrix, target)
+        fitted = _model().fit(_imputed(matrix, np.arange(len(target))), target)
         coefficients = dict(zip(columns, fitted.named_steps["ridgecv"].coef_[: len(columns)], strict=True))
         rounds = sorted(group["round"].unique().to_list(), key=round_key)
         common = {"workload": workload, "rounds": f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else rounds[0],
@@ -132,6 +146,6 @@ def explanation_table(context: pl.DataFrame) -> pl.DataFrame:
             without = _cv_r2(group, target, groups, BASE + [n for n in numeric if n != name], [c for c in categorical if c != name], folds)
             effect, words = _direction(coefficients, name, is_categorical)
             rows.append({**common, "covariate": name, "covariate_label": (CATEGORICAL if is_categorical else NUMERIC)[name],
-                         "known_share": float(group[name].is_not_null().mean()), "cv_r2_share": full_r2 - without,
+                         "known_share": _known_share(group[name]), "cv_r2_share": full_r2 - without,
                          "effect": effect if math.isfinite(effect) else None, "direction": words})
     return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)

@@ -104,6 +104,7 @@ class Trends:
     explanations: pl.DataFrame
     claims: pl.DataFrame
     ranking: pl.DataFrame
+    context: pl.DataFrame  # every round's result_context, read for the pages; not a trend table
 
     def tables(self) -> dict[str, pl.DataFrame]:
         return {"carried_over": self.carried_over, "round_trends": self.round_trends, "software_gains": self.software_gains,
@@ -122,6 +123,7 @@ def compute_trends(warehouse: str) -> Trends:
         ExplanationsSchema.validate(explanation_table(context), lazy=True),
         PaperClaimsSchema.validate(claims_table(efficiency, context, exclusions, scores), lazy=True),
         WorkloadRankingSchema.validate(workload_ranking(fits), lazy=True),
+        context,
     )
 
 

@@ -51,10 +51,11 @@ _SIZE = re.compile(r"(?:(\d+)\s*x\s*)?(\d+(?:\.\d+)?)\s*(TiB|TB|T|GiB|GB|G|MiB|M
 # vendors quote memory in binary units under decimal names ("80 GB" is 80 GiB of HBM): MiB / 1024 gives the number
 # on the datasheet
 _TO_GB = {"t": 1024.0, "tb": 1024.0, "tib": 1024.0, "g": 1.0, "gb": 1.0, "gib": 1.0, "mb": 1 / 1024, "mib": 1 / 1024}
-_BANDWIDTH = re.compile(r"(\d+(?:\.\d+)?)\s*(T|G)B\s*/\s*s(?:ec)?", re.I)  # bytes, capital B
+_BANDWIDTH = re.compile(r"(\d+(?:\.\d+)?)\s*([TG])B\s*/\s*s(?:ec)?")  # bytes: a capital B (Gb/s is bits)
 _GRACE_BLACKWELL = re.compile(r"\bGB[23]00\b", re.I)
 _NVL_DOMAIN = re.compile(r"nvl\s?(\d{2,3})\b", re.I)
-_CUDA = re.compile(r"cuda\s*(?:toolkit\s*)?[:v]?\s*(\d+\.\d+(?:\.\d+)?)", re.I)
+# "CUDA 12.4", "cuda: 12.2", and the JSON object of later rounds, {"cuda_version": "13.0.1.012"}
+_CUDA = re.compile(r"cuda(?:[_ ]?version\"?\s*[:=]\s*\"?|\s*(?:toolkit\s*)?[:v]?\s*)v?(\d+\.\d+(?:\.\d+)?)", re.I)
 
 
 @dataclass

@@ -35,6 +35,11 @@ BUNDLE = "vega-embed.js"
 PAGE = "explore.html"
 DATA = "explore.json"
 # the y axes a reader can switch between: column, axis title
+# what the points can be coloured by, and filtered on (a covariate's value)
+COLOUR_BY = {"accelerator_group": "accelerator group", "interconnect_kind": "scale-up fabric", "network_kind": "network",
+             "cooling": "cooling", "precision_linear": "precision", "parallelism": "parallelism"}
+NOT_STATED = "not stated"
+ALL_VALUES = "every value"
 Y_AXES = {"time_to_train_min": "time to train (minutes)", "accelerator_hours": "accelerator-hours", "energy_kwh": "energy to train (kWh)"}
 _SIGNIFICANT = 5  # digits kept in the page's data: more than a hover shows, at a third of the size
 
@@ -110,6 +115,15 @@ _HOVER = "{" + ", ".join([
     "'division': datum.division",
     "'status': datum.status",
     "'not compared because': datum.left_out_because",
+    "'scale-up fabric': datum.interconnect_kind",
+    f"'scale-up domain': {_shown('scale_up_domain', ',')}",
+    "'network': datum.network_kind",
+    "'cooling': datum.cooling",
+    "'precision (linear)': datum.precision_linear",
+    "'parallelism': datum.parallelism",
+    f"'MFU': {_shown('mfu', '.2f')}",
+    f"'peak power': {_shown('peak_kw', ',.1f', 'kW')}",
+    f"'energy per sample': {_shown('j_per_sample', ',.3~g', 'J')}",
 ]) + "}"
 
 
@@ -136,8 +150,16 @@ def explorer_chart(data: dict[str, Any], rounds: list[str], default_workload: st
         pick_round = alt.param(name="pick_round", value=ALL_ROUNDS, bind=alt.binding_select(options=[ALL_ROUNDS, *reversed(rounds)], name="round ", element="#controls"))
         params.append(pick_round)
         in_round = f"(pick_round == '{ALL_ROUNDS}' || datum.round == pick_round)"
-    params += [pick_group, y_axis]
-    in_view = f"datum.benchmark_canonical == pick_workload && {in_round} && (pick_group == '{ALL_GROUPS}' || datum.accelerator_group == pick_group)"
+    colour_by = alt.param(name="colour_by", value="accelerator_group",
+                          bind=alt.binding_select(options=list(COLOUR_BY), labels=list(COLOUR_BY.values()), name="colour by ", element="#controls"))
+    values = sorted({str(p[field]) for p in data["points"] for field in COLOUR_BY if field != "accelerator_group" and p.get(field) is not None} | {NOT_STATED}, key=str.lower)
+    pick_value = alt.param(name="pick_value", value=ALL_VALUES,
+                           bind=alt.binding_select(options=[ALL_VALUES, *values], name="only where it is ", element="#controls"))
+    params += [pick_group, y_axis, colour_by, pick_value]
+    # the covariate the points are coloured by, as text; a value the system description leaves out says so
+    coloured = f"isValid(datum[colour_by]) ? '' + datum[colour_by] : '{NOT_STATED}'"
+    in_view = (f"datum.benchmark_canonical == pick_workload && {in_round} && (pick_group == '{ALL_GROUPS}' || datum.accelerator_group == pick_group)"
+               f" && (pick_value == '{ALL_VALUES}' || ({coloured}) == pick_value)")
     # a time in minutes, read on the chosen axis: itself, or in accelerator-hours
     on_axis = "(y_axis == 'time_to_train_min' ? {t} : y_axis == 'accelerator_hours' ? {t} * datum.accelerators / 60 : null)"
 
@@ -146,12 +168,12 @@ def explorer_chart(data: dict[str, Any], rounds: list[str], default_workload: st
     # an axis title cannot follow a parameter, a chart title can: "<workload>: <y axis> against accelerators"
     title = alt.TitleParams(text=alt.ExprRef(expr=f"{json.dumps(workloads)}[pick_workload] + ': ' + {json.dumps(Y_AXES)}[y_axis] + "
                                                    "' against accelerators (log-log)'"), anchor="start", fontSize=15)
-    colour = alt.Color("accelerator_group:N", title="accelerator group", scale=alt.Scale(scheme="tableau20"), legend=alt.Legend(symbolLimit=40, symbolOpacity=1))
-    legend_pick = alt.selection_point(fields=["accelerator_group"], bind="legend", name="legend_pick")
+    colour = alt.Color("coloured:N", title="colour", scale=alt.Scale(scheme="tableau20"), legend=alt.Legend(symbolLimit=40, symbolOpacity=1))
+    legend_pick = alt.selection_point(fields=["coloured"], bind="legend", name="legend_pick")
 
     points = (alt.Chart(alt.NamedData(name="points"))
               .transform_filter(in_view)
-              .transform_calculate(y="datum[y_axis]", lo=on_axis.format(t="datum.time_to_train_min_low"), hi=on_axis.format(t="datum.time_to_train_min_high"))
+              .transform_calculate(y="datum[y_axis]", coloured=coloured, lo=on_axis.format(t="datum.time_to_train_min_low"), hi=on_axis.format(t="datum.time_to_train_min_high"))
               .transform_filter("isValid(datum.y) && datum.y > 0"))
     # the hover for the mouse; for a screen reader (and a test), the same point in one line
     described = "datum.submitter + ' / ' + datum.system + ', ' + datum.round + ', ' + format(datum.accelerators, ',') + ' accelerators, ' + format(datum.time_to_train_min, ',.3f') + ' min'"
@@ -166,8 +188,8 @@ def explorer_chart(data: dict[str, Any], rounds: list[str], default_workload: st
              .encode(x=x, y=y, detail="round:N", order="accelerators:Q"))
 
     fits = (alt.Chart(alt.NamedData(name="fits"))
-            .transform_filter(f"pick_group != '{ALL_GROUPS}' && {in_view}")
-            .transform_calculate(y=on_axis.format(t="datum.time_min"), lo=on_axis.format(t="datum.time_min_low"), hi=on_axis.format(t="datum.time_min_high"))
+            .transform_filter(f"pick_group != '{ALL_GROUPS}' && colour_by == 'accelerator_group' && {in_view}")
+            .transform_calculate(coloured="datum.accelerator_group", y=on_axis.format(t="datum.time_min"), lo=on_axis.format(t="datum.time_min_low"), hi=on_axis.format(t="datum.time_min_high"))
             .transform_filter("isValid(datum.y)"))
     band = fits.mark_area(opacity=0.15).encode(x=x, y=alt.Y("lo:Q", scale=alt.Scale(type="log")), y2="hi:Q", color=colour, detail="round:N")
     curve = fits.mark_line(strokeWidth=1.5).encode(x=x, y=y, color=colour, detail="round:N")

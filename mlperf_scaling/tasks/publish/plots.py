@@ -28,6 +28,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
+from mlperf_scaling.rounds import sorted_rounds  # noqa: E402
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label  # noqa: E402, F401
 
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
@@ -523,3 +524,35 @@ def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[st
     fig.text(0.01, 0.01, f"Official scores; results carried over unchanged from an earlier round are counted once. {NOTE}",
              fontsize=7, color="#555555")
     return _save(fig, folder, f"{workload}_trend", formats)
+
+
+_KIND_COLOURS = {"NVLink + NVSwitch": "#1f77b4", "NVLink": "#17becf", "Infinity Fabric": "#d62728", "TPU ICI": "#2ca02c", "HCCS": "#9467bd",
+                 "IPU-Link": "#8c564b", "RoCE": "#ff7f0e", "PCIe": "#7f7f7f", None: "#cccccc"}
+
+
+def plot_why(workload: str, context: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
+    """Accelerator-minutes against accelerators for every result of a workload across rounds, coloured by the scale-up
+    fabric: at one count, a lower point is a system that needed less accelerator time, and the colours show whether
+    the fabric goes with it."""
+    fig, ax = _figure("why", (11, 5.6))
+    frame = context.with_columns((pl.col("time_to_train_min") * pl.col("accelerators")).alias("accelerator_minutes"))
+    for kind, colour in _KIND_COLOURS.items():
+        part = frame.filter(pl.col("interconnect_kind").is_null() if kind is None else pl.col("interconnect_kind") == kind)
+        if part.height:
+            ax.scatter(part["accelerators"], part["accelerator_minutes"], s=28, color=colour, alpha=0.85, edgecolors="white", linewidths=0.4,
+                       label=f"{kind or 'fabric not stated'} ({part.height})")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _log2_axis(ax.xaxis, frame["accelerators"].to_list())
+    plain_log_axis(ax.yaxis)
+    ax.set_xlabel("accelerators (log2 scale)")
+    ax.set_ylabel("accelerator-minutes to train (log scale)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="scale-up fabric", title_fontsize=8)
+    rounds = sorted_rounds(frame["round"].unique().to_list())
+    span = rounds[0] if len(rounds) == 1 else f"{rounds[0]} to {rounds[-1]}"
+    ax.set_title(f"MLPerf Training {span} · {canonical_benchmark(workload).model}: accelerator-minutes by scale-up fabric\n"
+                 f"{frame.height:,} results", fontsize=11)
+    fit_layout(fig)
+    fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training results; fabric from the systems JSON.", fontsize=7.5, color="#555555")
+    return _save(fig, folder, f"{workload}_why", formats)

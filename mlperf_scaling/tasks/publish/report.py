@@ -319,3 +319,8 @@ def render_explorer(title: str, spec: str, top: str, n_points: int, coverage: st
     from the page's folder to reports/ ("" or "../")."""
     return _templates().get_template("explore.html.j2").render(title=title, spec=spec, top=top, in_round=bool(top), n_points=n_points, note=NOTE, coverage=coverage,
                                                                 all_rounds=ALL_ROUNDS, all_groups=ALL_GROUPS)
+
+
+def render_page(template: str, **values: Any) -> str:
+    """Any page of the site from its template (templates/<template>), with the table macros and filters."""
+    return _templates().get_template(template).render(**values)

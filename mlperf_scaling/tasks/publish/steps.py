@@ -23,6 +23,7 @@ from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.report import missing_links, render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
+from mlperf_scaling.tasks.publish.why import write_why_pages
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.warehouse.read import read_queries
 
@@ -95,7 +96,7 @@ def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, 
 @task(name="publish-trends", cache_policy=NO_CACHE)
 @names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
 def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
-    """reports/trends/: a plot per workload, the CSV tables and index.html."""
+    """reports/trends/: a plot per workload, the CSV tables and index.html; reports/why/: why results scale differently."""
     from mlperf_scaling.tasks.publish.plots import plot_trends
 
     folder = Path(reports) / "trends"
@@ -103,6 +104,9 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
     seen = trends.round_trends["round"].unique().to_list()
     plots = plot_trends(trends.round_trends, (folder / "plots").resolve(), sorted_rounds({*seen, *rounds_of_installed_rules()}), formats)
     write_tables(folder, trends.tables())
+    why = Path(reports) / "why"
+    write_tables(why, {"explanations": trends.explanations, "paper_claims": trends.claims, "workload_ranking": trends.ranking})
+    write_why_pages(why, trends.explanations, trends.claims, trends.ranking, trends.context, formats)
     return write_index(folder, render_trends(trends.round_trends, trends.carried_over, plots, trends.software_gains))
 
 

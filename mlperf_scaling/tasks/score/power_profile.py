@@ -83,7 +83,7 @@ def power_profile(nodes: list[PowerSummary], run_start_ms: float, run_stop_ms: f
     if init_start is not None and init_start < run_start_ms:
         if all(times[0] <= init_start + GRID_MS for times, _ in series):
             init_grid = np.arange(init_start, run_start_ms, GRID_MS)
-            init_mean = float(sum(_held(times, watts, init_grid) for times, watts in series).mean())
+            init_mean = float(np.vstack([_held(times, watts, init_grid) for times, watts in series]).sum(axis=0).mean())
         else:
             notes.append("power measurement starts after init_start: no initialisation power")
     node_means = per_node.mean(axis=1)

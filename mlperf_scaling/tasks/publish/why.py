@@ -1,0 +1,78 @@
+"""reports/why/: why results scale differently. One page per workload (what the cross-validated model says, the
+results coloured by scale-up fabric, model FLOPs utilisation per accelerator, generations at matched counts, power
+where measured) and an index with the source papers' claims checked against the data and the workloads ranked by
+how well they scale."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from mlperf_scaling.reference.lookup import canonical_benchmark
+from mlperf_scaling.rounds import round_key
+from mlperf_scaling.tasks.metrics.context import generations_at_matched_n
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, NOTE
+from mlperf_scaling.tasks.publish.report import figure_files, render_page, write_index
+
+_EXPLANATION_COLUMNS = [("covariate_label", "covariate"), ("known_share", "known for (share)"), ("cv_r2_share", "CV R² it adds"),
+                        ("effect", "effect (std.)"), ("direction", "direction")]
+_MFU_COLUMNS = [("round", "round"), ("accelerator_family", "accelerator"), ("n", "results"), ("mfu_median", "MFU median"),
+                ("mfu_best", "MFU best"), ("peak_precision", "against"), ("peak_tflops", "peak TFLOP/s"), ("spec_source", "datasheet")]
+_GENERATION_COLUMNS = [("round", "round"), ("accelerators", "accelerators"), ("accelerator_family", "accelerator"),
+                       ("accelerator_year", "year"), ("best_time_min", "best T (min)"), ("best_mfu", "best MFU")]
+_POWER_COLUMNS = [("round", "round"), ("system", "system"), ("measurement", "AC/DC"), ("accelerators", "accelerators"),
+                  ("time_to_train_min", "T (min)"), ("peak_kw", "peak kW"), ("mean_kw", "mean kW"), ("peak_to_average", "peak / mean"),
+                  ("w_per_accelerator", "W per accelerator"), ("node_imbalance", "node imbalance"), ("switch_share", "switch share"),
+                  ("j_per_sample", "J per sample"), ("j_per_token", "J per token"), ("energy_scaling_efficiency", "energy scaling"),
+                  ("time_efficiency", "= time eff."), ("power_ratio", "x power ratio"), ("sampling_rule_met", "1 Hz rule met")]
+_CLAIM_COLUMNS = [("claim_id", "#"), ("paper", "paper"), ("claim", "claim"), ("location", "where"), ("verdict", "verdict"), ("evidence", "evidence")]
+_RANK_COLUMNS = [("rank", "rank"), ("benchmark", "benchmark"), ("parallel_fraction", "Amdahl p (median)"),
+                 ("knee_accelerators", "E = threshold at N (median)"), ("groups", "accelerator groups")]
+
+
+def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None) -> str:
+    model = explanations.filter(pl.col("workload") == workload)
+    summary = model.row(0, named=True) if model.height else None
+    mfu = (context.filter(pl.col("mfu").is_not_null()).group_by("round", "accelerator_family")
+           .agg(pl.len().alias("n"), pl.col("mfu").median().alias("mfu_median"), pl.col("mfu").max().alias("mfu_best"),
+                pl.col("peak_precision").first(), pl.col("peak_tflops").first(), pl.col("spec_source").first()))
+    power = (context.filter(pl.col("peak_w").is_not_null())
+             .with_columns((pl.col("peak_w") / 1000).alias("peak_kw"), (pl.col("mean_w") / 1000).alias("mean_kw"))
+             .sort("round", "system", "accelerators"))
+    generations = generations_at_matched_n(context).with_columns(pl.col("accelerator_year").cast(pl.String))  # a year, not a count
+    by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *[str(v) for v in row.values()]))  # noqa: E731
+    name = canonical_benchmark(workload)
+    return render_page("why_workload.html.j2", workload=workload, title=name.model, task=name.task, summary=summary,
+                       explanations=model.sort("cv_r2_share", descending=True).to_dicts(), explanation_columns=_EXPLANATION_COLUMNS,
+                       figure=figure, mfu=by_round(mfu), mfu_columns=_MFU_COLUMNS,
+                       generations=by_round(generations), generation_columns=_GENERATION_COLUMNS,
+                       power=power.to_dicts(), power_columns=_POWER_COLUMNS, note=NOTE)
+
+
+def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFrame, ranking: pl.DataFrame, context: pl.DataFrame,
+                    formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
+    """reports/why/index.html and a page per workload; returns the index."""
+    from mlperf_scaling.tasks.publish.plots import plot_why
+
+    folder.mkdir(parents=True, exist_ok=True)
+    workloads = []
+    for workload in sorted(context["benchmark_canonical"].unique().to_list()):
+        results = context.filter(pl.col("benchmark_canonical") == workload, pl.col("accelerators") > 0)
+        if results.height == 0:
+            continue
+        figure = figure_files(plot_why(workload, results, (folder / "plots").resolve(), formats))
+        page = folder / f"{workload}.html"
+        page.write_text(_workload_page(workload, explanations, results, figure), encoding="utf-8")
+        model = explanations.filter(pl.col("workload") == workload)
+        workloads.append({"workload": canonical_benchmark(workload).model, "workload_href": page.name, "n_results": results.height,
+                          "cv_r2_n_only": model["cv_r2_n_only"][0] if model.height else None,
+                          "cv_r2_full": model["cv_r2_full"][0] if model.height else None})
+    ranks = sorted(ranking.to_dicts(), key=lambda row: (-round_key(row["round"])[0], -round_key(row["round"])[1], row["rank"]))
+    rounds: list[dict] = []
+    for row in ranks:
+        if not rounds or rounds[-1]["round"] != row["round"]:
+            rounds.append({"round": row["round"], "rows": []})
+        rounds[-1]["rows"].append(row)
+    return write_index(folder, render_page("why.html.j2", workloads=workloads, claims=claims.to_dicts(), claim_columns=_CLAIM_COLUMNS,
+                                           rounds=rounds, rank_columns=_RANK_COLUMNS, note=NOTE))
