@@ -181,7 +181,7 @@ def test_mfu_lies_between_0_and_1_for_every_language_model_score_on_listed_hardw
         assert ((llm["mfu"] > 0) & (llm["mfu"] <= 1)).all(), llm.filter(pl.col("mfu") > 1).select("system", "mfu").to_dicts()
     # against BF16 alone, NVIDIA's v5.1 GB300 Llama 3.1 405B passes 1: its precision is not logged, so FP8 is assumed and said
     gb300 = _round_frames("v5.1")[5].filter(pl.col("system") == "theia_ngpu512_ngc25.09_nemo", pl.col("benchmark") == "llama31_405b").row(0, named=True)
-    assert gb300["mfu_bf16"] > 1 and gb300["peak_precision"] == "fp8 (assumed)" and gb300["mfu"] == pytest.approx(gb300["mfu_bf16"] / 2)
+    assert gb300["mfu_16bit"] > 1 and gb300["peak_precision"] == "fp8 (assumed)" and gb300["mfu"] == pytest.approx(gb300["mfu_16bit"] / 2)
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +199,7 @@ def test_explanations_are_cross_validated_and_name_what_goes_with_accelerator_ti
     assert lora["n_results"][0] == 122 and lora["n_submitters"][0] >= 20 and lora["folds"][0] == 5
     # the covariates add to what count and round explain, for submitters the model never saw
     assert lora["cv_r2_full"][0] > lora["cv_r2_n_only"][0] > 0.5
-    assert set(lora["covariate"]) >= {"log2_peak_bf16_tflops", "interconnect_kind", "accelerator_memory_gb"}
+    assert set(lora["covariate"]) >= {"log2_peak_16bit_tflops", "interconnect_kind", "accelerator_memory_gb"}
     # a workload with few results is not modelled rather than modelled badly
     assert table.filter(pl.col("n_results") < 15).height == 0
 

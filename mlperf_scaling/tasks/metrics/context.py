@@ -9,8 +9,8 @@ MFU = model FLOPs of the training / (time to train x accelerators x peak dense F
 hardware's (PaLM, appendix B), against the peak at the lowest precision the run logged (v6.0 on) where the datasheet
 has it. A run that logs none is measured against FP8 where it is an LLM on an accelerator with FP8 (MLPerf's LLM
 submissions on Hopper and later train in FP8 or below: against BF16 some pass 1, e.g. v5.1 Llama 3.1 405B on GB300 at
-1.32), else against BF16, and `peak_precision` says "assumed". `mfu_bf16` is always against BF16, the common
-yardstick across rounds. Energy scaling splits exactly: E_ref / E = time efficiency x power ratio, with time
+1.32), else against BF16, and `peak_precision` says "assumed". `mfu_16bit` is always against the 16-bit peak (BF16, or
+FP16 on a chip without BF16 such as the V100), the common yardstick across rounds. Energy scaling splits exactly: E_ref / E = time efficiency x power ratio, with time
 efficiency (T_ref N_ref) / (T N) and power ratio (P_ref / N_ref) / (P / N), P the mean power of the run (energy / time).
 """
 
@@ -36,10 +36,10 @@ _PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp1
 def _hardware(family: str | None, form_factor: str | None, memory: float | None, precision: str | None, is_llm: bool) -> dict:
     spec = accelerator_spec(family, form_factor, memory)
     if spec is None:
-        return {"accelerator_year": None, "peak_bf16_tflops": None, "peak_tflops": None, "peak_precision": None,
+        return {"accelerator_year": None, "peak_16bit_tflops": None, "peak_tflops": None, "peak_precision": None,
                 "memory_bandwidth_tb_s": None, "tdp_w": None, "spec_source": None}
     column = _PEAK_COLUMN.get(precision or "")
-    bf16 = spec.peak_tflops.get("bf16")
+    bf16 = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")  # a chip without BF16 (V100) trains in FP16
     peak: float | None
     if column and spec.peak_tflops.get(column):
         peak, named = spec.peak_tflops[column], column
@@ -48,7 +48,7 @@ def _hardware(family: str | None, form_factor: str | None, memory: float | None,
     else:
         peak = bf16
         named = "bf16" if column == "bf16" else "bf16 (assumed)" if precision is None else f"bf16 (no {column or precision} peak listed)"
-    return {"accelerator_year": spec.year, "peak_bf16_tflops": bf16, "peak_tflops": peak, "peak_precision": named if peak else None,
+    return {"accelerator_year": spec.year, "peak_16bit_tflops": bf16, "peak_tflops": peak, "peak_precision": named if peak else None,
             "memory_bandwidth_tb_s": spec.memory_bandwidth_tb_s, "tdp_w": spec.tdp_w, "spec_source": spec.source}
 
 
@@ -130,7 +130,7 @@ def result_context(scores: pl.DataFrame, systems: pl.DataFrame, energy: pl.DataF
             "network_gbit_s_per_accelerator": per_node * nodes / accelerators if per_node and nodes and accelerators else None,
             "achieved_tflops_per_accelerator": achieved,
             "mfu": achieved / hardware["peak_tflops"] if achieved and hardware["peak_tflops"] else None,
-            "mfu_bf16": achieved / hardware["peak_bf16_tflops"] if achieved and hardware["peak_bf16_tflops"] else None,
+            "mfu_16bit": achieved / hardware["peak_16bit_tflops"] if achieved and hardware["peak_16bit_tflops"] else None,
             "w_per_accelerator": row["mean_w"] / accelerators if row["mean_w"] is not None and accelerators else None,
             "j_per_sample": row["energy_j"] / work["samples_trained"] if row["energy_j"] and work["samples_trained"] else None,
             "j_per_token": row["energy_j"] / work["tokens_trained"] if row["energy_j"] and work["tokens_trained"] else None,

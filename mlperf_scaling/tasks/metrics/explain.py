@@ -3,7 +3,7 @@ equal accelerator count, from an interpretable model whose variance explained is
 
 Per workload (a benchmark across rounds), the target is log(time to train x accelerators): the accelerator-minutes
 a result spent, so at equal N a lower value is a more efficient system. The model is a ridge regression on
-standardised features (log2 N and the round's order always; then the accelerator's peak BF16 FLOP/s, the scale-up
+standardised features (log2 N and the round's order always; then the accelerator's peak 16-bit FLOP/s, the scale-up
 fabric and domain, the network per accelerator, accelerator memory, cooling, precision and, from v6.0, the parallelism
 degrees), missing values imputed with an indicator. Folds are grouped by submitter, so a submitter's results never
 help predict its own: the variance explained (R^2) is what carries to a submitter the model has not seen. Each
@@ -29,7 +29,7 @@ from mlperf_scaling.rounds import round_key
 
 BASE = ["log2_accelerators", "round_order"]
 NUMERIC = {
-    "log2_peak_bf16_tflops": "the accelerator's peak BF16 FLOP/s (log2)",
+    "log2_peak_16bit_tflops": "the accelerator's peak 16-bit FLOP/s (log2)",
     "log2_scale_up_domain": "accelerators on one scale-up fabric (log2)",
     "log2_network_gbit_s_per_accelerator": "scale-out network per accelerator (log2 Gb/s)",
     "accelerator_memory_gb": "memory per accelerator (GB)",
@@ -53,7 +53,7 @@ def _features(context: pl.DataFrame) -> pl.DataFrame:
         (pl.col("time_to_train_min") * pl.col("accelerators")).log().alias("log_accelerator_minutes"),
         pl.col("accelerators").cast(pl.Float64).log(2).alias("log2_accelerators"),
         pl.col("round").replace_strict(order, return_dtype=pl.Float64).alias("round_order"),
-        log2("peak_bf16_tflops").alias("log2_peak_bf16_tflops"),
+        log2("peak_16bit_tflops").alias("log2_peak_16bit_tflops"),
         log2("scale_up_domain").alias("log2_scale_up_domain"),
         log2("network_gbit_s_per_accelerator").alias("log2_network_gbit_s_per_accelerator"),
         log2("tensor_parallelism").alias("log2_tensor_parallelism"),
@@ -118,34 +118,45 @@ def _informative(column: pl.Series) -> bool:
     return _known_share(column) >= MIN_KNOWN and column.drop_nulls().n_unique() > 1
 
 
-def explanation_table(context: pl.DataFrame) -> pl.DataFrame:
-    """One row per (workload, covariate) where the workload has enough results from enough submitters."""
-    schema = frame_schema(ExplanationsSchema)
+def workload_results(context: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
+    """(workload, its results with their features) for every workload with enough results from enough submitters."""
     usable = _features(context.filter(pl.col("accelerators") > 0, pl.col("time_to_train_min") > 0))
-    rows: list[dict] = []
-    for (workload,), group in usable.group_by(["benchmark_canonical"], maintain_order=True):
-        submitters = group["submitter"].n_unique()
-        if group.height < MIN_RESULTS or submitters < MIN_SUBMITTERS:
-            continue
-        numeric = [name for name in NUMERIC if _informative(group[name])]
-        categorical = [name for name in CATEGORICAL if _informative(group[name])]
-        target = group["log_accelerator_minutes"].to_numpy()
-        groups = group["submitter"].to_numpy()
-        folds = min(5, submitters)
-        base_r2 = _cv_r2(group, target, groups, BASE, [], folds)
-        full_r2 = _cv_r2(group, target, groups, BASE + numeric, categorical, folds)
-        matrix, columns = _design(group, BASE + numeric, categorical)
-        fitted = _model().fit(_imputed(matrix, np.arange(len(target))), target)
-        coefficients = dict(zip(columns, fitted.named_steps["ridgecv"].coef_[: len(columns)], strict=True))
-        rounds = sorted(group["round"].unique().to_list(), key=round_key)
-        common = {"workload": workload, "rounds": f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else rounds[0],
-                  "n_results": group.height, "n_submitters": submitters, "folds": folds,
-                  "cv_r2_n_only": base_r2, "cv_r2_full": full_r2}
-        for name in [*numeric, *categorical]:
-            is_categorical = name in categorical
-            without = _cv_r2(group, target, groups, BASE + [n for n in numeric if n != name], [c for c in categorical if c != name], folds)
-            effect, words = _direction(coefficients, name, is_categorical)
-            rows.append({**common, "covariate": name, "covariate_label": (CATEGORICAL if is_categorical else NUMERIC)[name],
-                         "known_share": _known_share(group[name]), "cv_r2_share": full_r2 - without,
-                         "effect": effect if math.isfinite(effect) else None, "direction": words})
+    return [(str(workload), group) for (workload,), group in usable.group_by(["benchmark_canonical"], maintain_order=True)
+            if group.height >= MIN_RESULTS and group["submitter"].n_unique() >= MIN_SUBMITTERS]
+
+
+def explain_workload(workload: str, group: pl.DataFrame) -> list[dict]:
+    """The rows of one workload: each covariate's cross-validated share, effect and direction."""
+    submitters = group["submitter"].n_unique()
+    numeric = [name for name in NUMERIC if _informative(group[name])]
+    categorical = [name for name in CATEGORICAL if _informative(group[name])]
+    target = group["log_accelerator_minutes"].to_numpy()
+    groups = group["submitter"].to_numpy()
+    folds = min(5, submitters)
+    base_r2 = _cv_r2(group, target, groups, BASE, [], folds)
+    full_r2 = _cv_r2(group, target, groups, BASE + numeric, categorical, folds)
+    matrix, columns = _design(group, BASE + numeric, categorical)
+    fitted = _model().fit(_imputed(matrix, np.arange(len(target))), target)
+    coefficients = dict(zip(columns, fitted.named_steps["ridgecv"].coef_[: len(columns)], strict=True))
+    rounds = sorted(group["round"].unique().to_list(), key=round_key)
+    common = {"workload": workload, "rounds": f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else rounds[0],
+              "n_results": group.height, "n_submitters": submitters, "folds": folds, "cv_r2_n_only": base_r2, "cv_r2_full": full_r2}
+    rows = []
+    for name in [*numeric, *categorical]:
+        is_categorical = name in categorical
+        without = _cv_r2(group, target, groups, BASE + [n for n in numeric if n != name], [c for c in categorical if c != name], folds)
+        effect, words = _direction(coefficients, name, is_categorical)
+        rows.append({**common, "covariate": name, "covariate_label": (CATEGORICAL if is_categorical else NUMERIC)[name],
+                     "known_share": _known_share(group[name]), "cv_r2_share": full_r2 - without,
+                     "effect": effect if math.isfinite(effect) else None, "direction": words})
+    return rows
+
+
+def explanation_table(context: pl.DataFrame, rows_per_workload: list[list[dict]] | None = None) -> pl.DataFrame:
+    """One row per (workload, covariate) where the workload has enough results from enough submitters;
+    `rows_per_workload`: explain_workload's rows, where they were computed elsewhere (on every core)."""
+    schema = frame_schema(ExplanationsSchema)
+    if rows_per_workload is None:
+        rows_per_workload = [explain_workload(workload, group) for workload, group in workload_results(context)]
+    rows = [row for rows in rows_per_workload for row in rows]
     return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)

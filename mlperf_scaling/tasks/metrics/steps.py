@@ -21,12 +21,14 @@ from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
+from mlperf_scaling.runtime.dispatch import map_on_cores
+from mlperf_scaling.runtime.pools import PARSE
 from mlperf_scaling.runtime.run_context import round_task_run_name
 from mlperf_scaling.tasks.metrics.claims import claims_table, workload_ranking
 from mlperf_scaling.tasks.metrics.clusters import cluster_table
 from mlperf_scaling.tasks.metrics.context import result_context
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
-from mlperf_scaling.tasks.metrics.explain import explanation_table
+from mlperf_scaling.tasks.metrics.explain import explain_workload, explanation_table, workload_results
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
@@ -120,7 +122,8 @@ def compute_trends(warehouse: str) -> Trends:
         CarriedOverSchema.validate(carried_over_groups(runs), lazy=True),
         RoundTrendsSchema.validate(trend_table(scores, runs), lazy=True),
         SoftwareGainsSchema.validate(software_gains(efficiency), lazy=True),
-        ExplanationsSchema.validate(explanation_table(context), lazy=True),
+        # the models of the workloads are independent: fitted on every core
+        ExplanationsSchema.validate(explanation_table(context, map_on_cores(explain_workload, workload_results(context), PARSE)), lazy=True),
         PaperClaimsSchema.validate(claims_table(efficiency, context, exclusions, scores), lazy=True),
         WorkloadRankingSchema.validate(workload_ranking(fits), lazy=True),
         context,

@@ -535,7 +535,7 @@ def plot_why(workload: str, context: pl.DataFrame, folder: Path, formats: tuple[
     fabric: at one count, a lower point is a system that needed less accelerator time, and the colours show whether
     the fabric goes with it."""
     fig, ax = _figure("why", (11, 5.6))
-    frame = context.with_columns((pl.col("time_to_train_min") * pl.col("accelerators")).alias("accelerator_minutes"))
+    frame = context.filter(pl.col("accelerators") > 0).with_columns((pl.col("time_to_train_min") * pl.col("accelerators")).alias("accelerator_minutes"))
     for kind, colour in _KIND_COLOURS.items():
         part = frame.filter(pl.col("interconnect_kind").is_null() if kind is None else pl.col("interconnect_kind") == kind)
         if part.height:

@@ -77,6 +77,28 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
     return dict(sorted(plots.items()))
 
 
+def draw_why_plots(context: pl.DataFrame, folder: Path, formats: tuple[str, ...]) -> dict[str, list[Path]]:
+    """Each workload's accelerator-minutes by scale-up fabric, drawn on every core, unless unchanged since last drawn."""
+    from mlperf_scaling.tasks.publish.plots import plot_why
+
+    drawn = DrawnPlots(folder)
+    plots: dict[str, list[Path]] = {}
+    todo = []
+    for workload in sorted(context["benchmark_canonical"].unique().to_list()):
+        inputs = (workload, context.filter(pl.col("benchmark_canonical") == workload), folder, formats)
+        fingerprint = plot_fingerprint(formats, inputs[1])
+        kept = drawn.unchanged(workload, fingerprint)
+        if kept is not None:
+            plots[workload] = kept["why"]
+        else:
+            todo.append((workload, fingerprint, inputs))
+    for (workload, fingerprint, _), paths in zip(todo, map_on_cores(plot_why, [inputs for _, _, inputs in todo], DRAW, writes_into=2), strict=True):
+        plots[workload] = paths
+        drawn.record(workload, fingerprint, {"why": paths})
+    drawn.save()
+    return plots
+
+
 def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], reports: str) -> Path:
     folder = Path(reports) / analysis.round
     summary = summarize_benchmarks(analysis.efficiency)
@@ -106,7 +128,8 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
     write_tables(folder, trends.tables())
     why = Path(reports) / "why"
     write_tables(why, {"explanations": trends.explanations, "paper_claims": trends.claims, "workload_ranking": trends.ranking})
-    write_why_pages(why, trends.explanations, trends.claims, trends.ranking, trends.context, formats)
+    results = trends.context.filter(pl.col("accelerators") > 0)
+    write_why_pages(why, trends.explanations, trends.claims, trends.ranking, results, draw_why_plots(results, (why / "plots").resolve(), formats))
     return write_index(folder, render_trends(trends.round_trends, trends.carried_over, plots, trends.software_gains))
 
 

@@ -12,7 +12,7 @@ import polars as pl
 from mlperf_scaling.reference.lookup import canonical_benchmark
 from mlperf_scaling.rounds import round_key
 from mlperf_scaling.tasks.metrics.context import generations_at_matched_n
-from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, NOTE
+from mlperf_scaling.tasks.publish.labels import NOTE
 from mlperf_scaling.tasks.publish.report import figure_files, render_page, write_index
 
 _EXPLANATION_COLUMNS = [("covariate_label", "covariate"), ("known_share", "known for (share)"), ("cv_r2_share", "CV R² it adds"),
@@ -51,17 +51,15 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
 
 
 def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFrame, ranking: pl.DataFrame, context: pl.DataFrame,
-                    formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
-    """reports/why/index.html and a page per workload; returns the index."""
-    from mlperf_scaling.tasks.publish.plots import plot_why
-
+                    plots: dict[str, list[Path]]) -> Path:
+    """reports/why/index.html and a page per workload (`plots`: each workload's figure files); returns the index."""
     folder.mkdir(parents=True, exist_ok=True)
     workloads = []
     for workload in sorted(context["benchmark_canonical"].unique().to_list()):
         results = context.filter(pl.col("benchmark_canonical") == workload, pl.col("accelerators") > 0)
         if results.height == 0:
             continue
-        figure = figure_files(plot_why(workload, results, (folder / "plots").resolve(), formats))
+        figure = figure_files(plots[workload]) if workload in plots else None
         page = folder / f"{workload}.html"
         page.write_text(_workload_page(workload, explanations, results, figure), encoding="utf-8")
         model = explanations.filter(pl.col("workload") == workload)
