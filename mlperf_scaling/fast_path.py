@@ -22,7 +22,7 @@ def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: st
     if mirror is None or not mirror.is_dir():
         return None  # rounds at a remote: their versions need the network, which the full run handles with retries
     wanted = rounds or rounds_in_mirror(mirror)
-    pages = (reports / "trends" / "index.html", reports / "index.html", reports / "explore.html")
+    pages = (reports / "trends" / "index.html", reports / "why" / "index.html", reports / "index.html", reports / "explore.html")
     if not wanted or not all(page.is_file() for page in pages):
         return None
     loaded = loaded_versions(str(warehouse))

@@ -250,7 +250,7 @@ def test_an_unchanged_run_is_answered_without_starting_anything(real_slice, tmp_
     assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is None  # nothing loaded yet
     ingest_source(str(archive), warehouse)
     assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is None  # no reports yet
-    for page in ("index.html", "trends/index.html", "v4.1/index.html", "explore.html"):
+    for page in ("index.html", "trends/index.html", "why/index.html", "v4.1/index.html", "explore.html"):
         (reports / page).parent.mkdir(parents=True, exist_ok=True)
         (reports / page).write_text("<html></html>")
     (summary,) = unchanged_run(None, mirror, "https://example.org/", warehouse, reports)

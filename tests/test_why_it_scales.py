@@ -9,7 +9,7 @@ import math
 
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mlperf_scaling.tasks.parse.result_log import parse_log
@@ -81,6 +81,7 @@ def test_bandwidths_per_accelerator_and_per_node():
     assert network_gbit_s("Storage: 2x ConnectX-7 IB NDR 400Gb/s, Compute: 8x ConnectX-7 IB NDR 400Gb/s") == 3200.0
 
 
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["accelerator_interconnect", "host_networking", "accelerator_memory_capacity", "host_memory_capacity",
                                         "cooling", "other_software_stack", "system_name", "hw_notes"]),
                        st.one_of(st.text(max_size=60), st.integers(), st.floats(allow_nan=True), st.none(), st.lists(st.text(max_size=5)))),
@@ -220,3 +221,59 @@ def test_the_papers_claims_are_checked_with_numbers(every_round):
     assert micro["verdict"] == "untestable" and "v6.0" in micro["evidence"]
     lora_power = by_claim["LoRA fine-tuning lowers power against pretraining"]
     assert lora_power["verdict"] == "holds" and "512 H100-SXM" in lora_power["evidence"]
+
+
+# every claim, with the verdict the shipped rounds give and the numbers its evidence must carry
+CLAIM_VERDICTS = [
+    ("massive use of GPUs", "holds", ["llama2_70b_lora: time rho -0.93", "(29 systems)"]),
+    ("only 11 machines", "differs", ["12 systems"]),
+    ("Table I, BERT", "differs", ["29 systems (paper 28)", "366.19 min (paper 366.18)"]),
+    ("Table I, Llama2 70B LoRA", "holds", ["61.87 min (paper 61.87)"]),
+    ("Table I, RetinaNet", "holds", ["truncated rather than rounded", "172.8393"]),
+    ("Table I, Stable Diffusion", "differs", ["60.56 min (paper 60.52)"]),
+    ("communication overhead", "holds", ["in 5 of 5", "llama2_70b_lora H200-SXM: one node 0.98, several 0.22"]),
+    ("not determined solely", "holds", ["93 of 207 cells", "widest x4.12"]),
+    ("fewer, higher-memory GPUs", "differs", ["0 of 6 pairs", "v4.1 llama2_70b_lora: 8 H200 23.1 min vs 16 H100 16.7 min"]),
+    ("tensor with pipeline", "untestable", ["from v6.0"]),
+    ("microbatch", "untestable", ["micro-batch is logged from v6.0"]),
+    ("LoRA fine-tuning lowers power", "holds", ["LoRA 625 W, GPT-3 843 W per accelerator"]),
+]
+
+
+@pytest.mark.parametrize(("words", "verdict", "evidence"), CLAIM_VERDICTS, ids=[c[0] for c in CLAIM_VERDICTS])
+def test_each_claim_of_the_papers(every_round, words, verdict, evidence):
+    from mlperf_scaling.tasks.metrics.claims import claims_table
+
+    claims = claims_table(every_round["efficiency"], every_round["context"], every_round["exclusions"], every_round["scores"])
+    assert claims.height == len(CLAIM_VERDICTS) and claims["claim_id"].to_list() == list(range(1, len(CLAIM_VERDICTS) + 1))
+    row = claims.filter(pl.col("claim").str.contains(words, literal=True)).row(0, named=True)
+    assert row["verdict"] == verdict, row["evidence"]
+    for part in evidence:
+        assert part in row["evidence"], (part, row["evidence"])
+
+
+def test_workloads_are_ranked_by_how_well_they_scale_in_each_round():
+    from mlperf_scaling.tasks.metrics.claims import workload_ranking
+    from mlperf_scaling.tasks.metrics.fits import fit_table
+
+    ranking = workload_ranking(fit_table(_round_frames("v5.1")[3], 0.5))
+    assert ranking["rank"].to_list() == list(range(1, ranking.height + 1))
+    assert ranking["benchmark"][0] == "llama31_405b" and ranking["benchmark"][-1] == "rgat"  # p 0.99996 first, R-GAT 0.980 last
+
+
+@settings(deadline=None)  # the first example imports scikit-learn
+@given(st.integers(8, 40), st.integers(1, 6), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_closed_form_ridge_is_scikit_learns(rows, columns, seed, constant):
+    """explain._ridge is the fit of explain.reference_model() (StandardScaler, RidgeCV with GCV), at a fraction of the cost."""
+    import numpy as np
+
+    from mlperf_scaling.tasks.metrics.explain import _ridge, reference_model
+
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(size=(rows, columns)) * rng.uniform(0.01, 100, size=columns)
+    if constant:
+        matrix[:, 0] = 3.7  # a column the scaler leaves alone
+    target = matrix @ rng.normal(size=columns) + rng.normal(size=rows)
+    test = rng.normal(size=(5, columns))
+    ours, theirs = _ridge(matrix, target).predict(test), reference_model().fit(matrix, target).predict(test)
+    assert np.allclose(ours, theirs, rtol=1e-6, atol=1e-6)

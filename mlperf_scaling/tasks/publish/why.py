@@ -26,6 +26,8 @@ _POWER_COLUMNS = [("round", "round"), ("system", "system"), ("measurement", "AC/
                   ("w_per_accelerator", "W per accelerator"), ("node_imbalance", "node imbalance"), ("switch_share", "switch share"),
                   ("j_per_sample", "J per sample"), ("j_per_token", "J per token"), ("energy_scaling_efficiency", "energy scaling"),
                   ("time_efficiency", "= time eff."), ("power_ratio", "x power ratio"), ("sampling_rule_met", "1 Hz rule met")]
+_AC_DC_COLUMNS = [("round", "round"), ("system", "system"), ("accelerators", "accelerators"), ("ac_kw", "AC mean kW"), ("dc_kw", "DC mean kW"),
+                  ("dc_over_ac_energy", "DC / AC energy")]
 _CLAIM_COLUMNS = [("claim_id", "#"), ("paper", "paper"), ("claim", "claim"), ("location", "where"), ("verdict", "verdict"), ("evidence", "evidence")]
 _RANK_COLUMNS = [("rank", "rank"), ("benchmark", "benchmark"), ("parallel_fraction", "Amdahl p (median)"),
                  ("knee_accelerators", "E = threshold at N (median)"), ("groups", "accelerator groups")]
@@ -41,13 +43,17 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
              .with_columns((pl.col("peak_w") / 1000).alias("peak_kw"), (pl.col("mean_w") / 1000).alias("mean_kw"))
              .sort("round", "system", "accelerators"))
     generations = generations_at_matched_n(context).with_columns(pl.col("accelerator_year").cast(pl.String))  # a year, not a count
+    # the same system and runs measured at the wall (AC) and at the PSUs (DC): v4.0 smc-ac-power and smc-dc-power
+    both = power.filter(pl.col("measurement") == "AC").join(power.filter(pl.col("measurement") == "DC"), on=["round", "system", "accelerators"], suffix="_dc")
+    ac_dc = both.select("round", "system", "accelerators", (pl.col("mean_w") / 1000).alias("ac_kw"), (pl.col("mean_w_dc") / 1000).alias("dc_kw"),
+                        (pl.col("energy_j_dc") / pl.col("energy_j")).alias("dc_over_ac_energy"))
     by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *[str(v) for v in row.values()]))  # noqa: E731
     name = canonical_benchmark(workload)
     return render_page("why_workload.html.j2", workload=workload, title=name.model, task=name.task, summary=summary,
                        explanations=model.sort("cv_r2_share", descending=True).to_dicts(), explanation_columns=_EXPLANATION_COLUMNS,
                        figure=figure, mfu=by_round(mfu), mfu_columns=_MFU_COLUMNS,
                        generations=by_round(generations), generation_columns=_GENERATION_COLUMNS,
-                       power=power.to_dicts(), power_columns=_POWER_COLUMNS, note=NOTE)
+                       power=power.to_dicts(), power_columns=_POWER_COLUMNS, ac_dc=by_round(ac_dc), ac_dc_columns=_AC_DC_COLUMNS, note=NOTE)
 
 
 def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFrame, ranking: pl.DataFrame, context: pl.DataFrame,
