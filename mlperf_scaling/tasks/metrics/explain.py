@@ -75,12 +75,12 @@ ALPHAS = np.logspace(-3, 3, 13)
 
 
 def reference_model() -> Pipeline:
-    """The estimator `_ridge` computes, as scikit-learn spells it; the tests hold the two to the same predictions."""
+    """The estimator `ridge` computes, as scikit-learn spells it; the tests hold the two to the same predictions."""
     return make_pipeline(StandardScaler(), RidgeCV(alphas=ALPHAS, gcv_mode="svd"))
 
 
 @dataclass(frozen=True)
-class _Ridge:
+class Ridge:
     mean: np.ndarray
     scale: np.ndarray
     coef: np.ndarray  # on standardised features
@@ -90,7 +90,7 @@ class _Ridge:
         return ((matrix - self.mean) / self.scale) @ self.coef + self.intercept
 
 
-def _ridge(matrix: np.ndarray, target: np.ndarray) -> _Ridge:
+def ridge(matrix: np.ndarray, target: np.ndarray) -> Ridge:
     """Standardised features, then ridge regression with its penalty chosen among ALPHAS by efficient leave-one-out
     (generalised cross-validation on the SVD), as reference_model() does. In closed form: the pipeline costs about
     9 ms a fit in input checks, and the explanations fit it some 700 times."""
@@ -115,7 +115,7 @@ def _ridge(matrix: np.ndarray, target: np.ndarray) -> _Ridge:
         if error < best_error:
             best_error, best_alpha = error, alpha
     coef = vt.T @ (singular / (squared + best_alpha) * projected)
-    return _Ridge(mean, scale, coef, offset)
+    return Ridge(mean, scale, coef, offset)
 
 
 def _imputed(matrix: np.ndarray, train: np.ndarray) -> np.ndarray:
@@ -135,7 +135,7 @@ def _cv_r2(group: pl.DataFrame, target: np.ndarray, groups: np.ndarray, numeric:
     predicted = np.empty(len(target))
     for train, test in GroupKFold(n_splits=folds).split(matrix, target, groups):
         features = _imputed(matrix, train)
-        predicted[test] = _ridge(features[train], target[train]).predict(features[test])
+        predicted[test] = ridge(features[train], target[train]).predict(features[test])
     return float(r2_score(target, predicted))
 
 
@@ -179,7 +179,7 @@ def explain_workload(workload: str, group: pl.DataFrame) -> list[dict]:
     base_r2 = _cv_r2(group, target, groups, BASE, [], folds)
     full_r2 = _cv_r2(group, target, groups, BASE + numeric, categorical, folds)
     matrix, columns = _design(group, BASE + numeric, categorical)
-    fitted = _ridge(_imputed(matrix, np.arange(len(target))), target)
+    fitted = ridge(_imputed(matrix, np.arange(len(target))), target)
     coefficients = dict(zip(columns, fitted.coef[: len(columns)], strict=True))
     rounds = sorted(group["round"].unique().to_list(), key=round_key)
     common = {"workload": workload, "rounds": f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else rounds[0],
