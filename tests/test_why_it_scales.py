@@ -267,7 +267,7 @@ def test_the_closed_form_ridge_is_scikit_learns(rows, columns, seed, constant):
     """explain.ridge is the fit of explain.reference_model() (StandardScaler, RidgeCV with GCV), at a fraction of the cost."""
     import numpy as np
 
-    from mlperf_scaling.tasks.metrics.explain import ridge, reference_model
+    from mlperf_scaling.tasks.metrics.explain import reference_model, ridge
 
     rng = np.random.default_rng(seed)
     matrix = rng.normal(size=(rows, columns)) * rng.uniform(0.01, 100, size=columns)
