@@ -107,7 +107,11 @@ def summarize_power(log: PowerLog) -> PowerSummary:
     started = stopped = False
     events = sorted(log.events, key=lambda event: event[0])  # stable: ties keep file order, as the official sort
     start_time = next((t for t, key, _ in events if key == "power_measurement_start"), None)
+    reading_times, reading_watts = array("d"), array("d")
     for time, key, value in events:
+        if key == "power_reading":
+            reading_times.append(time)
+            reading_watts.append(value)
         if key == "power_measurement_start":
             start = previous = time
             started = True
@@ -135,6 +139,4 @@ def summarize_power(log: PowerLog) -> PowerSummary:
         if key == "interconnect_power_est":
             watts = float(value)
             break
-    readings = [(time, float(value)) for time, key, value in events if key == "power_reading"]
-    return PowerSummary(total, start, stop, efficiency, switch_efficiency, watts, problem,
-                        array("d", (time for time, _ in readings)), array("d", (value for _, value in readings)))
+    return PowerSummary(total, start, stop, efficiency, switch_efficiency, watts, problem, reading_times, reading_watts)

@@ -231,6 +231,9 @@ def _parse_mllog(text: str, facts: LogFacts, keep: frozenset[str], decode: froze
     for i, key in enumerate(keys):
         if key not in wanted:
             continue
+        if key in _PHASE_KEYS and key not in keep:  # only its time is read: no need to decode it
+            facts.phases.append((key, float(times[i])))
+            continue
         payload = payloads[i]
         if key not in decoded:
             lines.append((payload, float(times[i]), key, UNREAD, i))

@@ -42,15 +42,18 @@ class PowerProfile:
 
 def _eval_mask(grid: np.ndarray, phases: list[tuple[str, float]]) -> np.ndarray:
     """Grid points inside an evaluation: each eval_start paired with the next eval_stop."""
-    mask = np.zeros(grid.shape, dtype=bool)
+    intervals = []
     opened: float | None = None
     for key, time in sorted(phases, key=lambda phase: phase[1]):
         if key == "eval_start":
             opened = time
         elif key == "eval_stop" and opened is not None:
-            mask |= (grid >= opened) & (grid < time)
+            intervals.append((opened, time))
             opened = None
-    return mask
+    if not intervals:
+        return np.zeros(grid.shape, dtype=bool)
+    starts, stops = np.array(intervals).T  # ordered and disjoint: inside when more have started than stopped
+    return np.searchsorted(starts, grid, side="right") > np.searchsorted(stops, grid, side="right")
 
 
 def _held(times: np.ndarray, watts: np.ndarray, grid: np.ndarray) -> np.ndarray:

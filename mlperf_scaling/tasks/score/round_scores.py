@@ -63,6 +63,8 @@ def _most_common(configurations: list[RunConfiguration]) -> RunConfiguration:
     """A score's configuration: its valid runs' (they share one, but for the rare run that differs)."""
     if not configurations:
         return RunConfiguration()
+    if all(configuration == configurations[0] for configuration in configurations):
+        return configurations[0]
     return Counter(configurations).most_common(1)[0][0]
 
 
@@ -171,8 +173,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         )
         converged = run_convergence(facts, judgement)
         described_system = system_by_key.get((m.submitter, system))
-        configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None,
-                                          batch_size([facts.global_batch_size]))
+        global_batch = batch_size([facts.global_batch_size])
+        configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None, global_batch)
         groups[(m.submitter, system, benchmark)].append(verdict)
         if verdict.valid:
             trained[(m.submitter, system, benchmark)].append((converged, facts.global_batch_size))
@@ -208,7 +210,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "failed_rule": verdict.failed_rule,
                 "later_rule_failed": verdict.later_rule_failed,
                 "later_rule_reason": verdict.later_rule_reason,
-                "global_batch_size": batch_size([facts.global_batch_size]),
+                "global_batch_size": global_batch,
                 "samples_to_converge": converged.samples,
                 "epochs_to_converge": converged.epochs,
                 **vars(configuration),
