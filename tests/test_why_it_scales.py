@@ -9,6 +9,7 @@ import math
 
 import polars as pl
 import pytest
+from conftest import ROUNDS, read_shipped_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,6 @@ from mlperf_scaling.tasks.parse.result_log import parse_log
 from mlperf_scaling.tasks.parse.run_config import run_configuration
 from mlperf_scaling.tasks.parse.system_covariates import interconnect_gb_s, memory_gb, network_gbit_s, system_covariates
 from mlperf_scaling.tasks.parse.systems_json import parse_system
-from tests.conftest import ROUNDS, read_shipped_round
 
 # v5.1 NVIDIA/systems/tyche_ngpu72_ngc25.09_nemo.json, the fields that matter here, as published
 GB200_NVL72 = {
