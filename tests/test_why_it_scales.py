@@ -277,3 +277,17 @@ def test_the_closed_form_ridge_is_scikit_learns(rows, columns, seed, constant):
     test = rng.normal(size=(5, columns))
     ours, theirs = ridge(matrix, target).predict(test), reference_model().fit(matrix, target).predict(test)
     assert np.allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+def test_the_why_pages_draw_power_only_where_it_was_measured(tmp_path):
+    """draw_why_plots: a figure per workload, a power figure only beside power logs; a second call draws nothing."""
+    from mlperf_scaling.tasks.publish.steps import draw_why_plots
+
+    context = _round_frames("v4.1")[5].filter(pl.col("accelerators") > 0)
+    plots = draw_why_plots(context, tmp_path, ("svg",))
+    assert set(plots) == set(context["benchmark_canonical"])
+    assert {workload for workload, kinds in plots.items() if "power" in kinds} == {"llama2_70b_lora"}  # Dell's v4.1 power logs
+    assert all(path.is_file() for kinds in plots.values() for paths in kinds.values() for path in paths)
+    stamps = {path: path.stat().st_mtime_ns for kinds in plots.values() for paths in kinds.values() for path in paths}
+    assert draw_why_plots(context, tmp_path, ("svg",)) == plots  # unchanged inputs: kept, not drawn again
+    assert all(path.stat().st_mtime_ns == stamp for path, stamp in stamps.items())

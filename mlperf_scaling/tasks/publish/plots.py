@@ -556,3 +556,31 @@ def plot_why(workload: str, context: pl.DataFrame, folder: Path, formats: tuple[
     fit_layout(fig)
     fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training results; fabric from the systems JSON.", fontsize=7.5, color="#555555")
     return _save(fig, folder, f"{workload}_why", formats)
+
+
+def plot_power(workload: str, context: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
+    """Where power was measured: watts per accelerator and joules per sample against accelerators, per submitter and
+    AC or DC, so the energy cost of scaling out reads beside the time it saves."""
+    frame = context.filter(pl.col("w_per_accelerator").is_not_null(), pl.col("accelerators") > 0).sort("accelerators")
+    fig, axes = _figure("power", (12, 4.8), ncols=2)
+    for (submitter, measurement), part in frame.group_by(["submitter", "measurement"], maintain_order=True):
+        label = f"{submitter} ({measurement or 'AC/DC not stated'})"
+        marker = "s" if measurement == "DC" else "o"
+        axes[0].plot(part["accelerators"], part["w_per_accelerator"], marker=marker, linewidth=1, label=label)
+        per_sample = part.filter(pl.col("j_per_sample").is_not_null())
+        axes[1].plot(per_sample["accelerators"], per_sample["j_per_sample"], marker=marker, linewidth=1, label=label)
+    for ax, ylabel in zip(axes, ("mean power per accelerator, W (node power / accelerators)", "energy per sample, J (log scale)"), strict=True):
+        ax.set_xscale("log", base=2)
+        _log2_axis(ax.xaxis, frame["accelerators"].to_list())
+        ax.set_xlabel("accelerators (log2 scale)")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3, which="both")
+    axes[1].set_yscale("log")
+    plain_log_axis(axes[1].yaxis)
+    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    rounds = sorted_rounds(frame["round"].unique().to_list())
+    fig.suptitle(f"MLPerf Training {', '.join(rounds)} · {canonical_benchmark(workload).model}: power and energy against accelerators\n"
+                 f"{frame.height:,} results with power logs", fontsize=11)
+    fit_layout(fig)
+    fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training power logs.", fontsize=7.5, color="#555555")
+    return _save(fig, folder, f"{workload}_power", formats)

@@ -77,24 +77,29 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
     return dict(sorted(plots.items()))
 
 
-def draw_why_plots(context: pl.DataFrame, folder: Path, formats: tuple[str, ...]) -> dict[str, list[Path]]:
-    """Each workload's accelerator-minutes by scale-up fabric, drawn on every core, unless unchanged since last drawn."""
-    from mlperf_scaling.tasks.publish.plots import plot_why
+def draw_why_plots(context: pl.DataFrame, folder: Path, formats: tuple[str, ...]) -> dict[str, dict[str, list[Path]]]:
+    """Each workload's accelerator-minutes by scale-up fabric, and its power where measured, drawn on every core,
+    unless unchanged since last drawn: workload -> {"why": files, "power": files}."""
+    from mlperf_scaling.tasks.publish.plots import plot_power, plot_why
 
     drawn = DrawnPlots(folder)
-    plots: dict[str, list[Path]] = {}
+    plots: dict[str, dict[str, list[Path]]] = {}
     todo = []
     for workload in sorted(context["benchmark_canonical"].unique().to_list()):
-        inputs = (workload, context.filter(pl.col("benchmark_canonical") == workload), folder, formats)
-        fingerprint = plot_fingerprint(formats, inputs[1])
+        results = context.filter(pl.col("benchmark_canonical") == workload)
+        fingerprint = plot_fingerprint(formats, results)
         kept = drawn.unchanged(workload, fingerprint)
         if kept is not None:
-            plots[workload] = kept["why"]
-        else:
-            todo.append((workload, fingerprint, inputs))
-    for (workload, fingerprint, _), paths in zip(todo, map_on_cores(plot_why, [inputs for _, _, inputs in todo], DRAW, writes_into=2), strict=True):
-        plots[workload] = paths
-        drawn.record(workload, fingerprint, {"why": paths})
+            plots[workload] = kept
+            continue
+        todo.append((workload, fingerprint, "why", plot_why, (workload, results, folder, formats)))
+        if results["w_per_accelerator"].is_not_null().any():
+            todo.append((workload, fingerprint, "power", plot_power, (workload, results, folder, formats)))
+    drawn_now = [map_on_cores(function, [inputs for _, _, k, f, inputs in todo if f is function], DRAW, writes_into=2) for function in (plot_why, plot_power)]
+    by_function = {plot_why: iter(drawn_now[0]), plot_power: iter(drawn_now[1])}
+    for workload, fingerprint, kind, function, _ in todo:
+        plots.setdefault(workload, {})[kind] = next(by_function[function])
+        drawn.record(workload, fingerprint, plots[workload])
     drawn.save()
     return plots
 

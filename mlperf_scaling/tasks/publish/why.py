@@ -33,7 +33,7 @@ _RANK_COLUMNS = [("rank", "rank"), ("benchmark", "benchmark"), ("parallel_fracti
                  ("knee_accelerators", "E = threshold at N (median)"), ("groups", "accelerator groups")]
 
 
-def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None) -> str:
+def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None, power_figure: dict | None) -> str:
     model = explanations.filter(pl.col("workload") == workload)
     summary = model.row(0, named=True) if model.height else None
     mfu = (context.filter(pl.col("mfu").is_not_null()).group_by("round", "accelerator_family")
@@ -51,23 +51,23 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
     name = canonical_benchmark(workload)
     return render_page("why_workload.html.j2", workload=workload, title=name.model, task=name.task, summary=summary,
                        explanations=model.sort("cv_r2_share", descending=True).to_dicts(), explanation_columns=_EXPLANATION_COLUMNS,
-                       figure=figure, mfu=by_round(mfu), mfu_columns=_MFU_COLUMNS,
+                       figure=figure, power_figure=power_figure, mfu=by_round(mfu), mfu_columns=_MFU_COLUMNS,
                        generations=by_round(generations), generation_columns=_GENERATION_COLUMNS,
                        power=power.to_dicts(), power_columns=_POWER_COLUMNS, ac_dc=by_round(ac_dc), ac_dc_columns=_AC_DC_COLUMNS, note=NOTE)
 
 
 def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFrame, ranking: pl.DataFrame, context: pl.DataFrame,
-                    plots: dict[str, list[Path]]) -> Path:
-    """reports/why/index.html and a page per workload (`plots`: each workload's figure files); returns the index."""
+                    plots: dict[str, dict[str, list[Path]]]) -> Path:
+    """reports/why/index.html and a page per workload (`plots`: each workload's figure files by kind); returns the index."""
     folder.mkdir(parents=True, exist_ok=True)
     workloads = []
     for workload in sorted(context["benchmark_canonical"].unique().to_list()):
         results = context.filter(pl.col("benchmark_canonical") == workload, pl.col("accelerators") > 0)
         if results.height == 0:
             continue
-        figure = figure_files(plots[workload]) if workload in plots else None
+        figures = {kind: figure_files(paths) for kind, paths in plots.get(workload, {}).items()}
         page = folder / f"{workload}.html"
-        page.write_text(_workload_page(workload, explanations, results, figure), encoding="utf-8")
+        page.write_text(_workload_page(workload, explanations, results, figures.get("why"), figures.get("power")), encoding="utf-8")
         model = explanations.filter(pl.col("workload") == workload)
         workloads.append({"workload": canonical_benchmark(workload).model, "workload_href": page.name, "n_results": results.height,
                           "cv_r2_n_only": model["cv_r2_n_only"][0] if model.height else None,
