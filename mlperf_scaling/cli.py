@@ -126,7 +126,17 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
         "comparable accelerator group, the best time per count (measured, or predicted with a 90 % interval calibrated on the "
         "backtest), and a recommendation in one sentence.",
     )
-    plan.add_argument("benchmark", metavar="BENCHMARK", help="benchmark folder or name across rounds, e.g. llama2_70b_lora, bert")
+    plan.add_argument("benchmark", metavar="BENCHMARK", nargs="?",
+                      help="benchmark folder or name across rounds, e.g. llama2_70b_lora, bert; or, instead, --model-params")
+    model = plan.add_argument_group(
+        "a language model that is not a benchmark", "time, accelerator-hours and energy from the model FLOPs utilisation the measured "
+        "language models reached on the accelerator, with an interval backtested by leaving whole benchmarks out")
+    model.add_argument("--model-params", type=float, metavar="P", help="parameters, e.g. 70e9 (with --tokens and --accelerator)")
+    model.add_argument("--tokens", type=float, metavar="T", help="training tokens, e.g. 2e12")
+    model.add_argument("--active-params", type=float, metavar="P", help="parameters per token of a mixture of experts (default: all)")
+    model.add_argument("--seq-len", type=float, metavar="S", default=8192, help="sequence length in tokens (default 8192)")
+    model.add_argument("--precision", choices=["fp8", "bf16", "fp16", "fp4"],
+                       help="the training's precision (default: the one measured on the accelerator)")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
                       "(default: the group with the most accelerator counts measured)")
     plan.add_argument("--round", "--rounds", dest="round_name", default="best",

@@ -34,6 +34,15 @@ def _optional(value: float | None, digits: int) -> str:
 
 
 def print_plan(args: argparse.Namespace, console: Console) -> int:
+    model_only = [f"--{name.replace('_', '-')}" for name in ("tokens", "active_params", "precision") if getattr(args, name) is not None]
+    if args.model_params is not None:
+        from mlperf_scaling.model_plan_command import print_model_plan
+
+        return print_model_plan(args, console)
+    if args.benchmark is None:
+        return _fail("plan: name a BENCHMARK, or a model with --model-params P --tokens T --accelerator A")
+    if model_only:
+        return _fail(f"{', '.join(model_only)}: for a model's plan, with --model-params")
     try:
         deadline = parse_minutes(args.deadline) if args.deadline else None
     except ValueError as exc:

@@ -18,6 +18,7 @@ from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
+from mlperf_scaling.contracts.transfer_backtest import TransferBacktestSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
 
@@ -42,4 +43,5 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "explanations": ExplanationsSchema,
     "paper_claims": PaperClaimsSchema,
     "workload_ranking": WorkloadRankingSchema,
+    "transfer_backtest": TransferBacktestSchema,
 }

@@ -245,6 +245,9 @@ class BenchmarkWork:
     flops_per_token: float | None  # 6 x active parameters (pretraining), 4 x (LoRA: frozen weights get no gradient)
     flops_per_sample: float | None  # for models not counted in tokens (ResNet-50, Stable Diffusion): 3 x forward
     source: str
+    parameters: float | None = None  # a language model's; None for the others
+    active_parameters: float | None = None  # per token: fewer than `parameters` for a mixture of experts
+    training: str | None = None  # "pretraining" or "LoRA fine-tuning" for the language models the planner transfers from
 
 
 @functools.cache
@@ -261,5 +264,6 @@ def benchmark_work(canonical_name: str, round_name: str) -> BenchmarkWork | None
         if row["last_round"] and current > round_key(row["last_round"]):
             continue
         return BenchmarkWork(row["unit"], _float_or_none(row["samples_per_epoch"]), _float_or_none(row["tokens_per_sample"]),
-                             _float_or_none(row["flops_per_token"]), _float_or_none(row["flops_per_sample"]), row["source"])
+                             _float_or_none(row["flops_per_token"]), _float_or_none(row["flops_per_sample"]), row["source"],
+                             _float_or_none(row["parameters"]), _float_or_none(row["active_parameters"]), row["training"] or None)
     return None

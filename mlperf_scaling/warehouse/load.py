@@ -29,7 +29,7 @@ def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: st
     _replace(connection, round_name, ANALYSIS_TABLES, frames, None)
 
 
-TREND_TABLES = ("carried_over", "round_trends", "software_gains", "explanations", "paper_claims", "workload_ranking")
+TREND_TABLES = ("carried_over", "round_trends", "software_gains", "explanations", "paper_claims", "workload_ranking", "transfer_backtest")
 
 
 def replace_trends(connection: duckdb.DuckDBPyConnection, frames: dict[str, pl.DataFrame]) -> None:

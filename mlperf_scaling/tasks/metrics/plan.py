@@ -29,7 +29,8 @@ class PlanError(ValueError):
 
 _NUMBER = r"\d+(?:\.\d+)?"
 _DURATION = re.compile(
-    rf"^\s*(?:(?P<h>{_NUMBER})\s*(?:hours?|hrs?|h))?"
+    rf"^\s*(?:(?P<d>{_NUMBER})\s*(?:days?|d))?"
+    rf"\s*(?:(?P<h>{_NUMBER})\s*(?:hours?|hrs?|h))?"
     rf"\s*(?:(?P<m>{_NUMBER})\s*(?:minutes?|mins?|m))?"
     rf"\s*(?:(?P<s>{_NUMBER})\s*(?:seconds?|secs?|s))?\s*$",
     re.IGNORECASE,
@@ -38,28 +39,29 @@ _BARE_MINUTES = re.compile(rf"^\s*(?P<m>{_NUMBER})\s*$")
 
 
 def parse_minutes(text: str) -> float:
-    """'30m', '30', '1.5h', '2h30m', '45min', '90s' as minutes; a ValueError says what is accepted."""
+    """'30m', '30', '1.5h', '2h30m', '45min', '90s', '30d' as minutes; a ValueError says what is accepted."""
     if bare := _BARE_MINUTES.match(text):
         minutes = float(bare["m"])
-    elif (found := _DURATION.match(text)) and any(found[unit] for unit in "hms"):
-        minutes = float(found["h"] or 0) * 60 + float(found["m"] or 0) + float(found["s"] or 0) / 60
+    elif (found := _DURATION.match(text)) and any(found[unit] for unit in "dhms"):
+        minutes = float(found["d"] or 0) * 1440 + float(found["h"] or 0) * 60 + float(found["m"] or 0) + float(found["s"] or 0) / 60
     else:
-        raise ValueError(f"not a duration: {text!r} (e.g. 30m, 90 (minutes), 1.5h, 2h30m, 45s)")
+        raise ValueError(f"not a duration: {text!r} (e.g. 30m, 90 (minutes), 1.5h, 2h30m, 45s, 30d)")
     if minutes <= 0:
         raise ValueError(f"a deadline must be longer than zero: {text!r}")
     return minutes
 
 
-def _normal(text: str) -> str:
+def normal_name(text: str) -> str:
+    """A name as compared: case, spaces, hyphens and underscores ignored (H100-SXM, h100 sxm)."""
     return re.sub(r"[\s_\-]+", "", text).lower()
 
 
 def _suggestion(wanted: str, known: list[str]) -> str:
     """`: did you mean llama2_70b_lora?` for `llama2`: the names that start with or contain what was typed, else the
     closest spelling."""
-    close = [name for name in known if _normal(name).startswith(wanted)] or [name for name in known if wanted and wanted in _normal(name)]
+    close = [name for name in known if normal_name(name).startswith(wanted)] or [name for name in known if wanted and wanted in normal_name(name)]
     if not close:
-        by_normal = {_normal(name): name for name in known}
+        by_normal = {normal_name(name): name for name in known}
         close = [by_normal[found] for found in difflib.get_close_matches(wanted, list(by_normal), n=2, cutoff=0.6)]
     return f": did you mean {' or '.join(sorted(set(close)))}?" if close else ""
 
@@ -81,7 +83,7 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
     a round, `latest` (the newest that has it) or `best` (the one that measured it best: best_measured_round)."""
     if efficiency.height == 0:
         raise PlanError("the warehouse holds no analysed round: run `mlperf-scaling run` first")
-    wanted = _normal(benchmark)
+    wanted = normal_name(benchmark)
     rows = efficiency.filter(_normal_eq("benchmark", wanted) | _normal_eq("benchmark_canonical", wanted))
     if rows.height == 0:
         known = sorted(set(efficiency["benchmark"].to_list()) | set(efficiency["benchmark_canonical"].to_list()))
@@ -89,7 +91,7 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
     rows = rows.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
     if accelerator is not None:
         measured_on = sorted(set(rows["accelerator_group"].to_list()))
-        wanted_group = _normal(accelerator)
+        wanted_group = normal_name(accelerator)
         exact = rows.filter(_normal_eq("accelerator_group", wanted_group))
         rows = exact if exact.height else rows.filter(_normal_eq("accelerator_family", wanted_group))
         if rows.height == 0:
@@ -145,7 +147,7 @@ def best_measured_round(rows: pl.DataFrame) -> str:
 
 
 def _normal_eq(column: str, wanted: str) -> pl.Expr:
-    return pl.col(column).fill_null("").map_elements(_normal, return_dtype=pl.String).eq(wanted)
+    return pl.col(column).fill_null("").map_elements(normal_name, return_dtype=pl.String).eq(wanted)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
+from mlperf_scaling.contracts.transfer_backtest import TransferBacktestSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
 from mlperf_scaling.runtime.dispatch import map_on_cores
@@ -32,6 +33,7 @@ from mlperf_scaling.tasks.metrics.explain import explain_workload, explanation_t
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
+from mlperf_scaling.tasks.metrics.transfer import language_model_evidence, transfer_backtest
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import replace_round_analysis, replace_trends
@@ -106,11 +108,13 @@ class Trends:
     explanations: pl.DataFrame
     claims: pl.DataFrame
     ranking: pl.DataFrame
+    transfer: pl.DataFrame
     context: pl.DataFrame  # every round's result_context, read for the pages; not a trend table
 
     def tables(self) -> dict[str, pl.DataFrame]:
         return {"carried_over": self.carried_over, "round_trends": self.round_trends, "software_gains": self.software_gains,
-                "explanations": self.explanations, "paper_claims": self.claims, "workload_ranking": self.ranking}
+                "explanations": self.explanations, "paper_claims": self.claims, "workload_ranking": self.ranking,
+                "transfer_backtest": self.transfer}
 
 
 @task(name="compute-trends", cache_policy=NO_CACHE)
@@ -126,6 +130,7 @@ def compute_trends(warehouse: str) -> Trends:
         ExplanationsSchema.validate(explanation_table(context, map_on_cores(explain_workload, workload_results(context), PARSE)), lazy=True),
         PaperClaimsSchema.validate(claims_table(efficiency, context, exclusions, scores), lazy=True),
         WorkloadRankingSchema.validate(workload_ranking(fits), lazy=True),
+        TransferBacktestSchema.validate(transfer_backtest(language_model_evidence(context)), lazy=True),
         context,
     )
 
