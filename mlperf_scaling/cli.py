@@ -10,7 +10,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -46,8 +46,11 @@ _ALLOW_SHRINK = ("load a new version of a loaded round even if it has no systems
 
 
 def _console() -> Console:
-    # a pipe or a file gets whole lines, however long the paths in them
-    return Console(width=None if sys.stdout.isatty() else max(shutil.get_terminal_size().columns, 200), highlight=False)
+    from mlperf_scaling.terminal import TrimmedLines
+
+    # a pipe or a file gets whole lines, however long the paths in them, and none ends in the blanks rich pads with
+    return Console(file=cast(TextIO, TrimmedLines(sys.stdout)), width=None if sys.stdout.isatty() else max(shutil.get_terminal_size().columns, 200),
+                   highlight=False)
 
 
 def _prepare_environment() -> None:
@@ -437,11 +440,15 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
     for outcome in outcomes:
         if outcome.report:
             print(f"report {outcome.round}: {outcome.report}")
-    trends = Path(getattr(args, "reports", settings.reports)) / "trends" / "index.html"
+    reports = Path(getattr(args, "reports", settings.reports))
+    trends = reports / "trends" / "index.html"
     if args.command == "run" and trends.is_file():
         print(f"across rounds: {trends}")
-        if (explorer := trends.parent.parent / "explore.html").is_file():
+        if (explorer := reports / "explore.html").is_file():
             print(f"explorer: {explorer} (interactive; `mlperf-scaling explore --open`)")
+    if (front := reports / "index.html").is_file():
+        # last, where the eye lands: the page to open first, which links every other
+        print(f"open first: {front} (the answer per workload, and a link to every report)")
     return status
 
 

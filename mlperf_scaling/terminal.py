@@ -10,16 +10,21 @@ for a cut cell before it is printed, so the width model can be wrong without a n
 from __future__ import annotations
 
 import datetime
+import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
+
+from mlperf_scaling.wrapping import pieces, wrap_at_separators
 
 # a text column is not squeezed below this: narrower, a sentence reads one word a line
 _TEXT_MIN = 18
@@ -98,6 +103,25 @@ def _lay_out(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[_
     return laid
 
 
+class BreakableText:
+    """A text cell that wraps at spaces and after separators (`_`, `-`, `.`, `/`), never inside a token: rich wraps at
+    spaces only, and folds a system name at whatever cell the column ends. A token wider than the column still folds."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        lines = self.text.splitlines() or [""]
+        longest_piece = max((cell_len(piece.rstrip()) for line in lines for piece in pieces(line)), default=0)
+        widest = max(cell_len(line) for line in lines)
+        return Measurement(min(longest_piece, options.max_width), min(widest, options.max_width))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.text.splitlines() or [""]:
+            for wrapped in wrap_at_separators(line, options.max_width):
+                yield Text(wrapped, overflow="fold")
+
+
 def _table(laid: Sequence[_Laid], rows: Sequence[Sequence[str]], keep: Sequence[int], title: str | None) -> Table:
     table = Table(title=title, title_justify="left", box=None, show_edge=False, pad_edge=False, header_style="bold")
     for index in keep:
@@ -107,7 +131,7 @@ def _table(laid: Sequence[_Laid], rows: Sequence[Sequence[str]], keep: Sequence[
                          overflow="fold" if column.column.text else "ellipsis",
                          min_width=column.width if column.column.text else None)
     for row in rows:
-        table.add_row(*(row[index] for index in keep))
+        table.add_row(*(BreakableText(row[index]) if laid[index].column.text else row[index] for index in keep))
     return table
 
 
@@ -131,7 +155,7 @@ def records(columns: Sequence[Column], rows: Sequence[Sequence[str]], title: str
         block.add_column(style="bold", overflow="fold")
         block.add_column(overflow="fold", min_width=widest_number or None)
         for column, cell in zip(columns, row, strict=True):
-            block.add_row(column.name, cell if column.text else Text(cell, no_wrap=True, overflow="ellipsis"))
+            block.add_row(column.name, BreakableText(cell) if column.text else Text(cell, no_wrap=True, overflow="ellipsis"))
         blocks.extend([Text(f"[{number}]", style="dim"), block])
     return Group(*blocks)
 
@@ -166,3 +190,37 @@ def print_fitted(console: Console, columns: Sequence[Column], rows: Sequence[Seq
                  see_all: str = "--format csv writes every column") -> None:
     for renderable in fit(columns, rows, console.width, title, see_all):
         console.print(renderable)
+
+
+_TRAILING_BLANKS = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$")
+
+
+class TrimmedLines(io.TextIOBase):
+    """A text stream that drops the blanks rich pads a line with (a table's cells, a centred title) before its end, so a
+    table piped to a file or compared in a diff carries no trailing spaces; colour codes at the line's end are kept."""
+
+    def __init__(self, target: TextIO) -> None:
+        self._target = target
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        lines = (self._pending + text).split("\n")
+        self._pending = lines.pop()
+        if lines:
+            self._target.write("".join(_TRAILING_BLANKS.sub(r"\1", line) + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._target.write(_TRAILING_BLANKS.sub(r"\1", self._pending))
+            self._pending = ""
+        self._target.flush()
+
+    def isatty(self) -> bool:
+        return self._target.isatty()
+
+    def fileno(self) -> int:
+        return self._target.fileno()
+
+    def writable(self) -> bool:
+        return True

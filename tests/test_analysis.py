@@ -8,6 +8,8 @@ import datetime as dt
 import polars as pl
 import pytest
 from conftest import SHARED_MLPERF, read_shipped_round
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.scores import ScoresSchema
@@ -409,3 +411,33 @@ def test_a_reused_figure_draws_the_same_bytes_as_a_new_one(v41_warehouse, tmp_pa
     assert kinds == {"scaling", "time", "systems", "paper_e_prime"}
     assert len(new) == 32 and reused.keys() == new.keys()  # 7 benchmarks and one without parts, 4 kinds
     assert [name for name in new if reused[name] != new[name]] == []
+
+
+LONG_NAME = "dgxb200_n8_ngc25.09_nemo-with-the-submitters-own-long-suffix_and_a_region-eastus2"  # 82 characters
+
+
+def test_the_time_plots_legend_carries_whole_system_names(tmp_path):
+    import re as regex
+
+    table, _ = efficiency_table(frame(score(LONG_NAME, 8, 10.0), score("two", 16, 6.0)))
+    plot_benchmark(table, cluster_table(table), tmp_path, formats=("svg",))
+    svg = (tmp_path / "bert_time.svg").read_text()
+    # matplotlib keeps the text as text here: every character of the name is in the legend, over lines that end at a separator
+    texts = [regex.sub(r"<[^>]+>", "", t) for t in regex.findall(r"<text[^>]*>.*?</text>", svg, flags=regex.S)]
+    shown = "".join("".join(t.split()) for t in texts)
+    assert "".join(LONG_NAME.split()) in shown
+    assert LONG_NAME[:40] + " " not in svg  # not cut at 40 characters
+
+
+@given(st.text(alphabet="abc_-./ 0123456789XYZ", min_size=1, max_size=120))
+def test_a_wrapped_name_keeps_every_character_and_cuts_no_token(name):
+    import re as regex
+
+    from mlperf_scaling.tasks.publish.labels import LEGEND_LINE, wrapped_name
+
+    lines = wrapped_name(name).split("\n")
+    assert "".join(name.split()) == "".join("".join(lines).split())  # nothing lost but the blanks at a break
+    for token in filter(None, regex.split(r"[_\-./\s]", name)):
+        assert any(token in line for line in lines), token  # every token whole on one line
+    for line in lines:  # a line is over the width only where one token alone is
+        assert len(line) <= LEGEND_LINE or len(list(filter(None, regex.split(r"[_\-./\s]", line)))) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import tarfile
 from pathlib import Path
 
@@ -41,6 +42,8 @@ def test_pipeline_uses_the_mirror_and_survives_a_failing_round(prefect_isolated,
         # a round is published by one task of the pipeline, in the background while the next round is read
         tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[parent.id])))
     by_name = {run.name: run.state for run in [*children, *tasks]}
+    # the top-level run is named for what it was asked and when, not with Prefect's two random words
+    assert re.fullmatch(r"run-v4-1-v9-9-\d{8}T\d{4}Z", parent.name), parent.name
     assert by_name["ingest-v9-9"].is_failed() and "git ls-remote failed" in by_name["ingest-v9-9"].message
     assert by_name["ingest-v4-1"].is_completed() and by_name["publish-v4-1"].is_completed()
     summaries = result_of(state)
@@ -160,6 +163,8 @@ def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(
     assert main(["run", "--mirror", str(mirror), "--warehouse", str(warehouse), "--reports", str(tmp_path / "reports")]) == 0
     out = capsys.readouterr().out
     assert "ruleset 6.2.0 is newer than the rules installed (mlperf-logging 4.1.68 ends at 6.1.0)" in out
+    # the page to open first is named, on the last line, where the eye lands
+    assert out.splitlines()[-1] == f"open first: {tmp_path / 'reports' / 'index.html'} (the answer per workload, and a link to every report)"
     with connect(warehouse, read_only=True) as connection:
         rows = connection.execute(
             "select round, status, status_reason, n_required from scores order by round"

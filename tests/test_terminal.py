@@ -204,3 +204,34 @@ def test_plan_writes_csv_and_json(v41_warehouse, capsys):
     assert document["other_model"]["accelerators"] == 256 and document["other_model"]["model"] != document["at_accelerators"]["model"]
     assert document["recommendation"]["sentence"].startswith("128 H100-SXM: measured 3.07 min")
     assert "time_min_low" not in document["measured"][0]  # a part keeps only the fields it has
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_system_names_break_after_a_separator_never_inside_a_token(width):
+    from conftest import read_shipped_round
+
+    from mlperf_scaling.wrapping import SEPARATORS
+
+    data, _ = read_shipped_round("v4.1")
+    names = sorted(set(data.scores["system"].to_list()), key=len, reverse=True)[:12]  # the longest of the round
+    columns = [Column("submitter", text=True), Column("system", text=True), Column("accelerators")]
+    rows = [["NVIDIA", name, 8] for name in names]
+    out = _render(fit(columns, rows, width), width)
+    lines = out.splitlines()
+    for name in names:
+        for token in filter(None, re.split(rf"[{re.escape(SEPARATORS)}\s]", name)):
+            if len(token) <= width // 2:  # a token wider than its column must fold; none here is
+                assert any(re.search(rf"(?<![A-Za-z0-9]){re.escape(token)}(?![A-Za-z0-9])", line) for line in lines), (name, token)
+    # and every character is there, in order: the column alone, 20 columns wide
+    alone = _render(fit([Column("system", text=True)], [[name] for name in names], 20), 20)
+    flat = "".join("".join(line.split()) for line in alone.splitlines())
+    assert all("".join(name.split()) in flat for name in names)
+
+
+def test_piped_output_carries_no_trailing_blanks(v41_warehouse, capsys):
+    # the real console of the command line, writing to a pipe (capsys is no terminal)
+    for argv in (["query", "select * from latest_recommendations where benchmark_canonical = 'bert'"],
+                 ["plan", "llama2_70b_lora", "--accelerator", "H100-SXM", "--round", "v4.1"]):
+        assert cli.main([*argv, "--warehouse", str(v41_warehouse)]) == 0
+        out = capsys.readouterr().out
+        assert out.count("\n") > 20 and [line for line in out.splitlines() if line != line.rstrip()] == [], argv[0]

@@ -219,7 +219,14 @@ def test_query_and_export_read_only_for_any_tool(real_slice, tmp_path, capsys):
     assert capsys.readouterr().out == "system,accelerators\nb200_preview_nemo,8\n"
     before = warehouse.read_bytes()
     assert main(["query", "delete from runs", "--warehouse", str(warehouse)]) == 2
-    assert "read-only mode" in capsys.readouterr().err and warehouse.read_bytes() == before
+    assert "the statement is a DELETE: `query` only reads" in capsys.readouterr().err and warehouse.read_bytes() == before
+    # nor does it write a file: COPY ... TO and EXPORT are refused before anything runs, the first statement included
+    target = tmp_path / "copied.csv"
+    for sql in (f"select 1; copy runs to '{target}'", f"export database '{tmp_path / 'exported'}'", f"attach '{tmp_path / 'new.duckdb'}'"):
+        assert main(["query", sql, "--warehouse", str(warehouse)]) == 2
+        err = capsys.readouterr().err
+        assert "only reads" in err and "nothing was run" in err and err.count("\n") == 1
+    assert not target.exists() and not (tmp_path / "exported").exists() and not (tmp_path / "new.duckdb").exists()
     assert main(["query", "select * from no_such_table", "--warehouse", str(warehouse)]) == 2
     assert capsys.readouterr().err.startswith("mlperf-scaling: Catalog Error: Table with name no_such_table does not exist!")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from prefect import flow, get_run_logger
 
 from mlperf_scaling.runtime.handoff import untraversed
-from mlperf_scaling.runtime.naming import round_run_name
+from mlperf_scaling.runtime.naming import round_run_name, started_run_name
 from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends, compute_round_analysis, compute_trends, write_round_analysis, write_trends
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
@@ -34,7 +34,7 @@ def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5)
     return analysis
 
 
-@flow(name="analyze-trends", on_running=[note_flow_run])
+@flow(name="analyze-trends", flow_run_name=started_run_name("trends"), on_running=[note_flow_run])
 def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
                    publishing: list[str] | None = None) -> Trends:
     """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, the

@@ -11,6 +11,7 @@ from mlperf_scaling.flows.outcome import result_of, round_failed, rounds_state
 from mlperf_scaling.rounds import round_from_name
 from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.runtime.interrupts import now_doing
+from mlperf_scaling.runtime.naming import started_run_name
 from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
@@ -95,7 +96,7 @@ def _stopped(round_name: str | None, source: str, message: str):
     return round_failed(RoundOutcome(round_name, IngestionStatus.FAILED.value, source, message, machine_fault=True))
 
 
-@flow(name="ingest", on_running=[note_flow_run])
+@flow(name="ingest", flow_run_name=started_run_name("ingest"), on_running=[note_flow_run])
 def ingest_sources(
     sources: list[str],
     warehouse: str,

@@ -13,6 +13,7 @@ from mlperf_scaling.flows.analyze import analyze_round_tasks, analyze_trends
 from mlperf_scaling.flows.ingest import ingest_round
 from mlperf_scaling.flows.outcome import result_of, rounds_state
 from mlperf_scaling.runtime.handoff import untraversed
+from mlperf_scaling.runtime.naming import started_run_name
 from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
@@ -23,7 +24,7 @@ from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.steps import list_rounds
 
 
-@flow(name="mlperf-pipeline", on_running=[note_flow_run])
+@flow(name="mlperf-pipeline", flow_run_name=started_run_name("run"), on_running=[note_flow_run])
 def mlperf_pipeline(
     rounds: list[str] | None,
     warehouse: str,

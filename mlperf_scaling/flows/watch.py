@@ -9,6 +9,7 @@ from prefect.artifacts import create_markdown_artifact
 
 from mlperf_scaling.flows.outcome import failed_with, failures_said, result_of
 from mlperf_scaling.flows.pipeline import mlperf_pipeline
+from mlperf_scaling.runtime.naming import started_run_name
 from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings
 from mlperf_scaling.tasks.load.outcome import RoundOutcome
@@ -26,7 +27,7 @@ class WatchResult:
     outcomes: list[RoundOutcome] = field(default_factory=list)
 
 
-@flow(name="watch-releases", on_running=[note_flow_run])
+@flow(name="watch-releases", flow_run_name=started_run_name("watch"), on_running=[note_flow_run])
 def watch_releases(
     warehouse: str,
     remote_base: str = PUBLIC_REMOTE_BASE,

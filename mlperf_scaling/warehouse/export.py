@@ -14,14 +14,34 @@ class QueryError(ValueError):
     """The statement failed (syntax, unknown table, an attempt to write); the message is DuckDB's, in one line."""
 
 
+# what `query` runs: statements that only read. A read-only connection already refuses to change the warehouse, but
+# COPY ... TO, EXPORT DATABASE, ATTACH or a PRAGMA's profile output would still write files; each is refused before
+# anything runs
+READING_STATEMENTS = {duckdb.StatementType.SELECT: "SELECT", duckdb.StatementType.EXPLAIN: "EXPLAIN", duckdb.StatementType.CALL: "CALL"}
+
+
+def _reading_only(statements: list) -> None:
+    for number, statement in enumerate(statements, start=1):
+        if statement.type not in READING_STATEMENTS:
+            which = f"statement {number}" if len(statements) > 1 else "the statement"
+            kind = str(statement.type).rsplit(".", 1)[-1]
+            raise QueryError(f"{which} is a {kind}: `query` only reads ({', '.join(READING_STATEMENTS.values())}, and DESCRIBE, SHOW, "
+                             "SUMMARIZE); nothing was run. `mlperf-scaling export DIR` writes the tables to files")
+
+
 def run_queries(warehouse: Path | str, sql: str) -> list[pl.DataFrame]:
-    """The result of every statement in `sql`, in order, on a read-only connection: nothing can be changed, and no
-    writer is waited for."""
+    """The result of every statement in `sql`, in order, on a read-only connection: nothing can be changed, no file
+    written, and no writer is waited for."""
+    try:
+        parsed = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryError(" ".join(str(exc).split())) from None
+    if not parsed:
+        raise QueryError("no statement given")
+    _reading_only(parsed)
     connection = open_reader(warehouse)
     try:
-        statements = [statement.query for statement in duckdb.extract_statements(sql)]
-        if not statements:
-            raise QueryError("no statement given")
+        statements = [statement.query for statement in parsed]
         results = []
         for number, statement in enumerate(statements, start=1):
             relation = connection.sql(statement)

@@ -29,7 +29,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
 from mlperf_scaling.rounds import sorted_rounds  # noqa: E402
-from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label  # noqa: E402, F401
+from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label, wrapped_name  # noqa: E402, F401
 
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
 
@@ -332,7 +332,7 @@ def plot_time(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFA
         ax.annotate(str(i), (row["accelerators"], row["time_to_train_min"]), xytext=(-7 if left else 7, 5),
                     textcoords="offset points", fontsize=8, color="crimson", ha="right" if left else "left", fontweight="bold")
         handles.append(plt.Line2D([], [], linestyle=""))
-        labels.append(f"{i}: {row['system'][:40]} ({row['accelerators']:,})")
+        labels.append(wrapped_name(f"{i}: {row['system']} ({row['accelerators']:,})"))
     handles.append(plt.Line2D([], [], color="#666666", marker="|", linestyle=""))
     labels.append("bar: fastest to slowest valid run")
     ax.set_xlabel("accelerators (log2 scale)")

@@ -11,9 +11,11 @@ from typing import Any
 
 import jinja2
 import polars as pl
+from markupsafe import Markup, escape
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
 from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
+from mlperf_scaling.wrapping import pieces
 
 _PLOT_CAPTIONS = {
     "scaling": "Within each comparable accelerator group: each system's efficiency (the best time at the group's smallest count x "
@@ -36,7 +38,7 @@ _FIT_COLUMNS = [
 _TABLE_COLUMNS = [
     ("submitter", "submitter"), ("system", "system"), ("accelerator_group", "accelerator group"),
     ("accelerators", "N"), ("time_to_train_min", "T (min)"), ("time_to_train_min_low", "fastest run"),
-    ("time_to_train_min_high", "slowest run"), ("accelerator_hours", "acc.-hours"),
+    ("time_to_train_min_high", "slowest"), ("accelerator_hours", "acc.-hours"),
     ("efficiency", "efficiency"), ("throughput_part", "throughput part"), ("convergence_part", "convergence part"),
     ("global_batch_size", "global batch"), ("paper_e_prime", "the paper's E′"),
     ("cluster", "cluster"), ("is_pareto", "Pareto"), ("energy_kj", "energy (kJ)"), ("average_kw", "avg kW"),
@@ -83,6 +85,14 @@ def cell(value: Any, key: str = "") -> str:
     return str(value)
 
 
+def text_cell(value: Any, key: str = "") -> Markup:
+    """A cell as HTML: a text broken only after a separator (`<wbr>` after `_`, `-`, `.`, `/`), where a system name
+    may go on to the next line without a word being cut; a number as `cell` writes it, never broken."""
+    if not isinstance(value, str):
+        return Markup(escape(cell(value, key)))
+    return Markup("<wbr>").join(escape(piece) for piece in pieces(value))
+
+
 def present(columns: list[tuple[str, str]], rows: list[dict]) -> list[tuple[str, str]]:
     """The columns with something to show in at least one row: an empty column only widens a table."""
     return [(key, label) for key, label in columns if any(cell(row.get(key), key) for row in rows)]
@@ -98,6 +108,7 @@ def _templates() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     environment.filters["cell"] = cell
+    environment.filters["text_cell"] = text_cell
     environment.filters["present"] = present
     return environment
 
