@@ -143,3 +143,42 @@ def test_deployments_for_serve_are_the_ones_prefect_yaml_declares():
     assert watch.schedules[0].schedule.cron == watch_cron()
     assert pipeline.description == declared_deployments()["pipeline"]["description"]
     assert pipeline.parameters["rounds"] is None  # every round the source holds
+
+
+def test_a_changed_version_of_a_round_records_which_scores_moved_and_why(real_slice, tmp_path):
+    import shutil
+
+    from conftest import ingest_source
+
+    from mlperf_scaling.warehouse.connection import connect
+
+    warehouse = tmp_path / "w.duckdb"
+    first = tmp_path / "first" / "training_results_v4.1"
+    shutil.copytree(real_slice, first)
+    ingest_source(str(first), warehouse)
+    with connect(warehouse, read_only=True) as connection:
+        assert connection.execute("select count(*) from score_changes").fetchone() == (0,)  # a first load changes nothing
+        (before,) = connection.execute("select time_to_train_min from scores").fetchone()
+
+    # the new version: one log rewritten (a line added), and a scaling factor published for the score
+    second = tmp_path / "second" / "training_results_v4.1"
+    shutil.copytree(real_slice, second)
+    folder = second / "NVIDIA" / "results" / "b200_preview_nemo" / "llama2_70b_lora"
+    with (folder / "result_0.txt").open("a") as log:
+        log.write("a line the parser ignores\n")
+    (folder / "scaling.json").write_text('{"scaling_factor": 1.1}')
+    ingest_source(str(second), warehouse)
+    with connect(warehouse, read_only=True) as connection:
+        rows = connection.execute("select submitter, system, benchmark, change, old_time_to_train_min, new_time_to_train_min, "
+                                  "old_scaling_factor, new_scaling_factor, why from score_changes").fetchall()
+    assert len(rows) == 1
+    submitter, system, benchmark, change, old, new, old_factor, new_factor, why = rows[0]
+    assert (submitter, system, benchmark, change) == ("NVIDIA", "b200_preview_nemo", "llama2_70b_lora", "changed")
+    published = 1.0188034188034187  # the slice's own scaling.json
+    assert old == before and new == pytest.approx(before / published * 1.1, rel=1e-12) and (old_factor, new_factor) == (published, 1.1)
+    assert why == f"1 logs rewritten (result_0.txt); scaling.json: {published} -> 1.1"
+
+    # loading that version again changes nothing, and the earlier rows stay
+    ingest_source(str(second), warehouse)
+    with connect(warehouse, read_only=True) as connection:
+        assert connection.execute("select count(*) from score_changes").fetchone() == (1,)

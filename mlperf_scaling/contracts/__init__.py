@@ -15,6 +15,7 @@ from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
 from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
+from mlperf_scaling.contracts.score_changes import ScoreChangesSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
@@ -44,4 +45,5 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "paper_claims": PaperClaimsSchema,
     "workload_ranking": WorkloadRankingSchema,
     "transfer_backtest": TransferBacktestSchema,
+    "score_changes": ScoreChangesSchema,
 }

@@ -10,16 +10,18 @@ ROUND_TABLES = ("systems", "runs", "scores", "energy", "rejections")
 ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fits", "recommendations", "plan_backtest", "result_context")
 
 
-def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame) -> None:
-    """Delete the round from every ingested table, insert the new rows and record the ingestion, atomically; the
-    round's derived tables go with the data they were derived from (the analysis of the new version replaces them).
+def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame,
+                  changes: pl.DataFrame | None = None) -> None:
+    """Delete the round from every ingested table, insert the new rows and record the ingestion (and what the new
+    version changed, `score_changes`, which keeps every load's rows), atomically; the round's derived tables go with
+    the data they were derived from (the analysis of the new version replaces them).
 
     Readers keep seeing the previous version of the round until the commit.
     """
     unknown = set(frames) - set(ROUND_TABLES)
     if unknown:
         raise ValueError(f"not warehouse tables: {sorted(unknown)}")
-    _replace(connection, round_name, ROUND_TABLES + ANALYSIS_TABLES, frames, ingestion)
+    _replace(connection, round_name, ROUND_TABLES + ANALYSIS_TABLES, frames, ingestion, changes)
 
 
 def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame]) -> None:
@@ -53,7 +55,8 @@ def record_ingestion(connection: duckdb.DuckDBPyConnection, ingestion: pl.DataFr
     _insert(connection, "ingestions", ingestion)
 
 
-def _replace(connection, round_name: str, tables: tuple[str, ...], frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame | None) -> None:
+def _replace(connection, round_name: str, tables: tuple[str, ...], frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame | None,
+             changes: pl.DataFrame | None = None) -> None:
     connection.execute("begin transaction")
     try:
         for table in tables:
@@ -65,6 +68,8 @@ def _replace(connection, round_name: str, tables: tuple[str, ...], frames: dict[
                 _insert(connection, table, frame)
         if ingestion is not None:
             _insert(connection, "ingestions", ingestion)
+        if changes is not None and changes.height:
+            _insert(connection, "score_changes", changes)
         connection.execute("commit")
     except BaseException:
         connection.execute("rollback")

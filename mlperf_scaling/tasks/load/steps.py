@@ -8,19 +8,23 @@ import uuid
 
 import polars as pl
 from prefect import task
+from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.energy import EnergySchema
 from mlperf_scaling.contracts.enums import WITH_A_SCORE, IngestionStatus
 from mlperf_scaling.contracts.ingestions import IngestionsSchema
 from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.runs import RunsSchema
+from mlperf_scaling.contracts.score_changes import ScoreChangesSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.validate import split_valid_rows
 from mlperf_scaling.failures import ExpectedFailure
 from mlperf_scaling.rounds import round_from_name, round_order
-from mlperf_scaling.runtime.run_context import run_logger
+from mlperf_scaling.runtime.run_context import in_run, run_logger
+from mlperf_scaling.tasks.load.changes import changes_markdown, score_changes
 from mlperf_scaling.tasks.load.outcome import RoundOutcome, ValidatedRound
 from mlperf_scaling.tasks.load.versions import is_unchanged, loaded_versions
 from mlperf_scaling.tasks.score.round_scores import RoundData
@@ -128,6 +132,26 @@ def shrink_problem(round_name: str, loaded: dict, validated: ValidatedRound) -> 
     return None
 
 
+def _version(ingestion: dict) -> str:
+    return ingestion["source_commit"] or (ingestion["source_sha256"] or "")[:12] or ingestion["source"]
+
+
+def _changes(connection, round_name: str, validated: ValidatedRound, ingestion: dict) -> tuple[pl.DataFrame | None, str | None]:
+    """What the new version changes against the loaded one (none for a round loaded the first time), and it in Markdown."""
+    previous = read_query(connection, "round_loaded_version", round=round_name)
+    if previous.is_empty():
+        return None, None
+    before = previous.row(0, named=True)
+    found = score_changes(read_query(connection, "round_scores", round=round_name), read_query(connection, "round_run_files", round=round_name),
+                          validated.scores, validated.runs, before["rules_package"], ingestion["rules_package"])
+    changes = ScoreChangesSchema.validate(found.with_columns(
+        pl.lit(round_name).alias("round"), pl.lit(ingestion["ingestion_id"]).alias("ingestion_id"),
+        pl.lit(before["ingestion_id"]).alias("previous_ingestion_id"), pl.lit(ingestion["finished_at"]).alias("loaded_at"),
+        pl.lit(_version(ingestion)).alias("source_version"), pl.lit(_version(before)).alias("previous_source_version"),
+    ).select(list(frame_schema(ScoreChangesSchema))), lazy=True)
+    return changes, changes_markdown(round_name, changes, _version(before), _version(ingestion))
+
+
 @task(name="load-round", cache_policy=NO_CACHE)
 def load_round(scored: ScoredRound, validated: ValidatedRound, warehouse: str, allow_shrink: bool = False) -> RoundOutcome:
     """Replace the round in the warehouse in one transaction and record the ingestion; a version that holds far less
@@ -143,7 +167,13 @@ def load_round(scored: ScoredRound, validated: ValidatedRound, warehouse: str, a
         nothing_either_way = not (loaded["n_systems"] or loaded["n_runs"] or validated.systems.height or validated.runs.height)
         if problem is not None and (not allow_shrink or nothing_either_way):
             raise ShrinkRefused(problem)
-        replace_round(connection, scored.source.round, validated.tables(), ingestion)
+        changes, said = _changes(connection, scored.source.round, validated, ingestion.row(0, named=True))
+        replace_round(connection, scored.source.round, validated.tables(), ingestion, changes)
+    if said is not None:
+        logger.info("%s", said.splitlines()[2])
+        if in_run():
+            create_markdown_artifact(markdown=said, key=f"score-changes-{scored.source.round.replace('.', '-')}",
+                                     description=f"MLPerf Training {scored.source.round}: the scores the new version changed")
     outcome = RoundOutcome.from_ingestion(ingestion.row(0, named=True))
     logger.info(
         "loaded %s into %s: %d systems, %d runs (%d valid), %d scores (%d scored), %d rejections",
