@@ -446,7 +446,7 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
         print(f"across rounds: {trends}")
         if (explorer := reports / "explore.html").is_file():
             print(f"explorer: {explorer} (interactive; `mlperf-scaling explore --open`)")
-    if (front := reports / "index.html").is_file():
+    if args.command == "run" and (front := reports / "index.html").is_file():
         # last, where the eye lands: the page to open first, which links every other
         print(f"open first: {front} (the answer per workload, and a link to every report)")
     return status
