@@ -74,16 +74,15 @@ def score_changes(old_scores: pl.DataFrame, old_runs: pl.DataFrame, new_scores: 
 
 
 def changes_markdown(round_name: str, changes: pl.DataFrame, previous: str, current: str) -> str:
-    """The changes of one load as a narrow Markdown table (the Prefect UI's pane is about 800 px)."""
+    """The changes of one load in Markdown, a list item each (a table of names and reasons is wider than the Prefect
+    UI's pane, about 830 px)."""
     counts = {kind: int((changes["change"] == kind).sum()) for kind in ("added", "removed", "changed")}
     lines = [f"# {round_name}: what changed", "", f"From {previous} to {current}: {counts['changed']} scores changed, "
              f"{counts['added']} added, {counts['removed']} removed (table `score_changes`).", ""]
-    if changes.height:
-        lines += ["| score | change | old (min) | new (min) |", "|---|---|---:|---:|"]
-        for row in changes.head(50).iter_rows(named=True):
-            old = "" if row["old_time_to_train_min"] is None else f"{row['old_time_to_train_min']:,.3f}"
-            new = "" if row["new_time_to_train_min"] is None else f"{row['new_time_to_train_min']:,.3f}"
-            lines.append(f"| {row['submitter']}/{row['system']}/{row['benchmark']} | {row['change']}: {row['why']} | {old} | {new} |")
-        if changes.height > 50:
-            lines.append(f"\n{changes.height - 50} more in the table.")
+    for row in changes.head(50).iter_rows(named=True):
+        old = "-" if row["old_time_to_train_min"] is None else f"{row['old_time_to_train_min']:,.3f}"
+        new = "-" if row["new_time_to_train_min"] is None else f"{row['new_time_to_train_min']:,.3f}"
+        lines.append(f"- **{row['submitter']}/{row['system']}/{row['benchmark']}** {row['change']}: {old} -> {new} min ({row['why']})")
+    if changes.height > 50:
+        lines.append(f"\n{changes.height - 50} more in the table.")
     return "\n".join(lines) + "\n"

@@ -47,24 +47,21 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
     ]
     scaled = (recommendations.filter(pl.col("n_distinct_accelerators") >= 2).sort("benchmark", "n_systems", descending=[False, True])
               if recommendations is not None else None)
+    # lists, not tables: a table of system names and sentences is wider than the UI's pane (about 830 px) and scrolls
     if scaled is not None and scaled.height:
-        lines += ["## How many accelerators?", "", "| benchmark | accelerator group | recommendation |", "|---|---|---|"]
-        lines += [f"| {r['benchmark']} | {r['accelerator_group']} | {r['sentence'].replace('|', '/')} |" for r in scaled.iter_rows(named=True)]
+        lines += ["## How many accelerators?", ""]
+        lines += [f"- **{r['benchmark']}** on {r['accelerator_group']}: {r['sentence']}" for r in scaled.iter_rows(named=True)]
         lines += ["", "## Per benchmark", ""]
-    lines += [
-        "| benchmark | systems | paper's reference (N, T min) | fastest (N, T min) | most efficient scale-out within its group (N, efficiency) |",
-        "|---|---:|---|---|---|",
-    ]
     for row in summary.iter_rows(named=True):
         best = (
-            f"{row['best_scale_out_system']} ({row['best_scale_out_accelerators']} {row['best_scale_out_group']}, "
-            f"{_fmt(row['best_scale_out_efficiency'])})"
-            if row["best_scale_out_system"] else "-"
+            f" Most efficient scale-out within its group: {row['best_scale_out_system']} ({row['best_scale_out_accelerators']} "
+            f"{row['best_scale_out_group']}, efficiency {_fmt(row['best_scale_out_efficiency'])})."
+            if row["best_scale_out_system"] else ""
         )
         lines.append(
-            f"| {row['benchmark']} | {row['n_systems']} | {row['paper_reference_system']} ({row['paper_reference_accelerators']}, "
-            f"{_fmt(row['paper_reference_time_min'])}) | {row['fastest_system']} ({row['fastest_accelerators']}, "
-            f"{_fmt(row['fastest_time_min'], 3)}) | {best} |"
+            f"- **{row['benchmark']}**, {row['n_systems']} systems. The paper's reference: {row['paper_reference_system']} "
+            f"({row['paper_reference_accelerators']}, {_fmt(row['paper_reference_time_min'])} min). Fastest: {row['fastest_system']} "
+            f"({row['fastest_accelerators']}, {_fmt(row['fastest_time_min'], 3)} min).{best}"
         )
     if report is not None:
         lines += ["", f"Report on disk: `{report}`"]
@@ -144,16 +141,14 @@ def rejections_markdown(round_name: str, rejections: pl.DataFrame, examples: int
     lines = [
         f"# MLPerf Training {round_name}: {rejections.height} rejections",
         "",
-        "Files and rows that could not be used, by stage and reason. The warehouse table `rejections` has every one.",
+        "Files and rows that could not be used, by stage and reason, with an example each (a list: paths are wider than "
+        "the UI's pane). The warehouse table `rejections` has every one.",
         "",
-        "| stage | reason | count | example |",
-        "|---|---|---:|---|",
     ]
     for row in grouped.head(examples).iter_rows(named=True):
-        reason = row["reason"].replace("|", "\\|")
-        lines.append(f"| {row['stage']} | {reason} | {row['n']} | `{row['example']}` |")
+        lines.append(f"- **{row['stage']}**, {row['n']}: {row['reason']}. Example: `{row['example']}`")
     if grouped.height > examples:
-        lines.append(f"| | {grouped.height - examples} more kinds | | |")
+        lines.append(f"- {grouped.height - examples} more kinds")
     return "\n".join(lines)
 
 

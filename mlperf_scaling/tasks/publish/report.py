@@ -15,7 +15,6 @@ from markupsafe import Markup, escape
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
 from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
-from mlperf_scaling.wrapping import pieces
 
 _PLOT_CAPTIONS = {
     "scaling": "Within each comparable accelerator group: each system's efficiency (the best time at the group's smallest count x "
@@ -85,12 +84,17 @@ def cell(value: Any, key: str = "") -> str:
     return str(value)
 
 
+# where a text cell may break: after `_` or `/`, and after `-` or `.` before a letter (H100-SXM, Oracle/128xBM.GPU),
+# never inside a number (9.5, 24.04)
+_BREAK = re.compile(r"(?<=[_/])(?=\S)|(?<=[-.])(?=[A-Za-z])")
+
+
 def text_cell(value: Any, key: str = "") -> Markup:
-    """A cell as HTML: a text broken only after a separator (`<wbr>` after `_`, `-`, `.`, `/`), where a system name
-    may go on to the next line without a word being cut; a number as `cell` writes it, never broken."""
+    """A cell as HTML: a system name may go on to the next line after a separator (a `<wbr>` there), never inside a
+    word; a number as `cell` writes it, never broken."""
     if not isinstance(value, str):
         return Markup(escape(cell(value, key)))
-    return Markup("<wbr>").join(escape(piece) for piece in pieces(value))
+    return Markup("<wbr>").join(escape(piece) for piece in _BREAK.split(value))
 
 
 def present(columns: list[tuple[str, str]], rows: list[dict]) -> list[tuple[str, str]]:
