@@ -187,3 +187,46 @@ def test_a_round_gets_its_explorer_page_once_its_report_exists_or_is_being_writt
     (tmp_path / "after" / "v4.1").mkdir(parents=True)
     (tmp_path / "after" / "v4.1" / "index.html").write_text("<p>report</p>")
     assert len(write_explorer_pages(str(v41_warehouse), str(tmp_path / "after"))) == 2
+
+
+@pytest.fixture(scope="module")
+def two_rounds(v41_warehouse, tmp_path_factory) -> tuple[Path, Path]:
+    """v4.1 as `run` leaves it, and the v6.1 fixture beside it (other workloads), with the explorer over both."""
+    import shutil
+
+    from conftest import fixture_round, ingest_source
+
+    from mlperf_scaling.cli import main
+    from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, write_round_analysis
+
+    folder = tmp_path_factory.mktemp("two-rounds")
+    warehouse, reports = folder / "w.duckdb", folder / "reports"
+    shutil.copy(v41_warehouse, warehouse)
+    ingest_source(str(fixture_round("v6.1", folder / "cut")), warehouse)
+    write_round_analysis.fn(str(warehouse), compute_round_analysis.fn(str(warehouse), "v6.1"))
+    assert main(["explore", "--warehouse", str(warehouse), "--reports", str(reports)]) == 0
+    return warehouse, reports
+
+
+def test_the_round_picker_offers_the_workloads_rounds_and_the_address_follows_the_view(browser, two_rounds):
+    _, reports = two_rounds
+    page, errors, asked = _open(browser, reports / PAGE)
+    offered = "[...document.querySelector('select[name=pick_round]').options].filter(o => !o.hidden).map(o => o.value)"
+    page.select_option("select[name=pick_workload]", "qwen35_397b_grpo")
+    page.wait_for_function("location.hash.includes('workload=qwen35_397b_grpo')")
+    assert page.evaluate(offered) == ["all rounds", "v6.1"]  # v4.1 had no GRPO
+    page.select_option("select[name=pick_workload]", "llama2_70b_lora")
+    page.wait_for_function("location.hash.includes('workload=llama2_70b_lora')")
+    assert page.evaluate(offered) == ["all rounds", "v4.1"]
+    page.select_option("select[name=pick_round]", "v4.1")
+    page.select_option("select[name=pick_group]", "H100-SXM")
+    page.wait_for_function("location.hash.includes('group=H100-SXM')")
+    link = page.evaluate("location.href")
+    assert "round=v4.1" in link and "axis=time_to_train_min" in link
+    # the address opens the same view
+    again, more_errors, more_asked = _open(browser, reports / PAGE, "#" + link.split("#", 1)[1])
+    again.wait_for_function("document.querySelector('select[name=pick_group]').value === 'H100-SXM'")
+    assert again.locator(POINTS).count() == 20
+    assert errors == more_errors == [] and asked == more_asked == []
+    page.close()
+    again.close()
