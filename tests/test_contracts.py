@@ -9,7 +9,7 @@ from conftest import PROJECT
 from mlperf_scaling.contracts import TABLE_CONTRACTS
 from mlperf_scaling.warehouse.ddl import column_type, table_ddl
 from mlperf_scaling.warehouse.describe import describe, tables_page
-from mlperf_scaling.warehouse.load import ANALYSIS_TABLES, ROUND_TABLES, TREND_TABLES
+from mlperf_scaling.warehouse.load import ANALYSIS_TABLES, HISTORY_TABLES, ROUND_TABLES, TREND_TABLES
 
 
 def test_the_tables_are_their_contracts():
@@ -47,7 +47,7 @@ def test_every_table_view_and_column_has_a_comment():
 
 
 def test_every_loaded_table_has_a_contract():
-    assert set(ROUND_TABLES) | set(ANALYSIS_TABLES) | set(TREND_TABLES) | {"ingestions"} == set(TABLE_CONTRACTS)
+    assert set(ROUND_TABLES) | set(ANALYSIS_TABLES) | set(TREND_TABLES) | set(HISTORY_TABLES) | {"ingestions"} == set(TABLE_CONTRACTS)
 
 
 def test_the_documentation_describes_the_tables_as_the_ddl_does():

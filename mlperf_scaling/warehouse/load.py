@@ -31,6 +31,7 @@ def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: st
     _replace(connection, round_name, ANALYSIS_TABLES, frames, None)
 
 
+HISTORY_TABLES = ("score_changes",)  # appended at each load, never replaced
 TREND_TABLES = ("carried_over", "round_trends", "software_gains", "explanations", "paper_claims", "workload_ranking", "transfer_backtest")
 
 
@@ -69,7 +70,7 @@ def _replace(connection, round_name: str, tables: tuple[str, ...], frames: dict[
         if ingestion is not None:
             _insert(connection, "ingestions", ingestion)
         if changes is not None and changes.height:
-            _insert(connection, "score_changes", changes)
+            _insert(connection, HISTORY_TABLES[0], changes)
         connection.execute("commit")
     except BaseException:
         connection.execute("rollback")

@@ -78,6 +78,7 @@ class LogFacts:
     n_run_stop: int = 0
     log_benchmark: str | None = None
     global_batch_size: Any = None
+    last_global_batch_size: Any = None  # the RCP checker reads the last one a log states
     eval_target: Any = None
     # (key, value, metadata) of every quality-bearing event, in file order
     quality_events: list[tuple[str, Any, Any]] = field(default_factory=list)
@@ -156,6 +157,7 @@ def _record(facts: LogFacts, key: str, time: float, value: Any, status: str | No
     elif key == "global_batch_size":
         if facts.global_batch_size is None:
             facts.global_batch_size = value
+        facts.last_global_batch_size = value
     elif key == "eval_target":
         if facts.eval_target is None:
             facts.eval_target = value

@@ -29,6 +29,7 @@ from mlperf_scaling.tasks.score.convergence import Convergence, batch_size, grou
 from mlperf_scaling.tasks.score.energy import EnergyError, energy_score, run_energy_j
 from mlperf_scaling.tasks.score.group import score_group
 from mlperf_scaling.tasks.score.power_profile import power_profile
+from mlperf_scaling.tasks.score.rcp_status import RcpReading, rcp_reading, rcp_status
 from mlperf_scaling.tasks.score.rules import RoundRules, benchmark_rules, rules_for_round
 from mlperf_scaling.tasks.score.validity import RunVerdict, judge_run
 
@@ -155,6 +156,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
     group_runs: dict[GroupKey, list[tuple[ParsedRun, RunVerdict]]] = defaultdict(list)
     # of the valid runs of each group: their convergence and batch size, for the analysis
     trained: dict[GroupKey, list[tuple[Convergence, object]]] = defaultdict(list)
+    read_for_rcp: dict[GroupKey, list[RcpReading]] = defaultdict(list)
     configured: dict[GroupKey, list[RunConfiguration]] = defaultdict(list)
     for run in c.runs:
         m, facts = run.member, run.facts
@@ -176,6 +178,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         global_batch = batch_size([facts.global_batch_size])
         configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None, global_batch)
         groups[(m.submitter, system, benchmark)].append(verdict)
+        read_for_rcp[(m.submitter, system, benchmark)].append(rcp_reading(facts, rules.ruleset))
         if verdict.valid:
             trained[(m.submitter, system, benchmark)].append((converged, facts.global_batch_size))
             configured[(m.submitter, system, benchmark)].append(configuration)
@@ -240,6 +243,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         spread = _run_spread(groups.get(key, []), factor or 1.0) if scaled is not None else (None, None, None)
         runs_trained = trained.get(key, [])
         described: SystemRecord | None = system_by_key.get((submitter, system))
+        # the summarizer compares the division as the file spells it: v1.0 PCL's "close" gets no status
+        rcp, rcp_factor = rcp_status(read_for_rcp.get(key, []), rules.ruleset, described.division_raw if described else None)
         if described is None:
             note = "no systems JSON for this system folder"
             reason = note if reason is None else f"{reason}; {note}"
@@ -259,6 +264,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "time_to_train_min": scaled,
                 "time_to_train_unscaled_min": result.time_to_train_unscaled_min,
                 "scaling_factor": factor,
+                "rcp_status": rcp or None,
+                "rcp_factor": rcp_factor,
                 "n_runs": result.n_runs,
                 "n_valid": result.n_valid,
                 "n_required": result.n_required,
