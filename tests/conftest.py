@@ -104,10 +104,14 @@ def read_shipped_round(round_name: str):
             from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
 
             source = resolve_source(str(archive(round_name)))
+            notes = load_copy_notes(SHARED_MLPERF, round_name)
             with open_source(source) as stream:
-                data = score_stream(stream, round_name, load_copy_notes(SHARED_MLPERF, round_name))
+                data = score_stream(stream, round_name, notes)
+            provenance = stream.provenance
+            if provenance.commit is None:  # as the read step does: the manifest names the archive's commit
+                provenance.commit = notes.source_commit
             part = kept.with_suffix(".part")
-            part.write_bytes(pickle.dumps((data, stream.provenance), protocol=pickle.HIGHEST_PROTOCOL))
+            part.write_bytes(pickle.dumps((data, provenance), protocol=pickle.HIGHEST_PROTOCOL))
             part.replace(kept)
     return pickle.loads(kept.read_bytes())
 

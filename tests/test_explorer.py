@@ -230,3 +230,24 @@ def test_the_round_picker_offers_the_workloads_rounds_and_the_address_follows_th
     assert errors == more_errors == [] and asked == more_asked == []
     page.close()
     again.close()
+
+
+def test_every_point_links_its_files_at_the_loaded_commit(v41_warehouse):
+    import csv
+
+    from conftest import SHARED_MLPERF
+
+    from mlperf_scaling.warehouse.read import read_queries
+
+    with (SHARED_MLPERF / "MANIFEST.tsv").open() as handle:
+        commit = next(row["source_commit"] for row in csv.DictReader(handle, delimiter="\t") if row["round"] == "v4.1")
+    (files,) = read_queries(v41_warehouse, "all_score_files")
+    assert files.height == _count(v41_warehouse, "select count(*) from scores") and files["files_url"].is_not_null().all()
+    row = files.filter((pl.col("system") == "eos_n128_ngc24.09_nemo") & (pl.col("benchmark") == "llama2_70b_lora")).row(0, named=True)
+    assert row["files_url"] == f"https://github.com/mlcommons/training_results_v4.1/tree/{commit}/NVIDIA/results/eos_n128_ngc24.09_nemo/llama2_70b_lora"
+    assert row["rcp_status"] == "Pass"
+    # the explorer's point opens it, and its hover says the RCP check
+    (points,) = read_queries(v41_warehouse, "explorer_points", round=None)
+    assert set(points["files_url"]) == set(files.filter(pl.col("time_to_train_min").is_not_null())["files_url"])
+    spec = explorer_chart(explorer_data(points, fit_curves(points)), ["v4.1"], "llama2_70b_lora").to_dict()
+    assert '"href": {"field": "files_url"' in json.dumps(spec) and "'RCP check': datum.rcp_status" in json.dumps(spec)

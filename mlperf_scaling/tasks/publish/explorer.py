@@ -114,6 +114,8 @@ _HOVER = "{" + ", ".join([
     "'Pareto front (time, acc.-hours)': datum.is_pareto ? 'yes' : datum.__absent",
     "'division': datum.division",
     "'status': datum.status",
+    "'RCP check': datum.rcp_status",
+    "'files': isValid(datum.files_url) ? 'click the point to open them' : datum.__absent",
     "'not compared because': datum.left_out_because",
     "'scale-up fabric': datum.interconnect_kind",
     f"'scale-up domain': {_shown('scale_up_domain', ',')}",
@@ -178,7 +180,7 @@ def explorer_chart(data: dict[str, Any], rounds: list[str], default_workload: st
     # the hover for the mouse; for a screen reader (and a test), the same point in one line
     described = "datum.submitter + ' / ' + datum.system + ', ' + datum.round + ', ' + format(datum.accelerators, ',') + ' accelerators, ' + format(datum.time_to_train_min, ',.3f') + ' min'"
     dots = points.transform_calculate(hover=_HOVER, described=described).mark_point(filled=True, size=70).encode(
-        x=x, y=y, color=colour, tooltip="hover:N", description="described:N",
+        x=x, y=y, color=colour, tooltip="hover:N", description="described:N", href="files_url:N",
         stroke=alt.condition("datum.is_pareto", alt.value("black"), alt.value("white")),
         strokeWidth=alt.condition("datum.is_pareto", alt.value(2), alt.value(0.5)),
         opacity=alt.condition(legend_pick, alt.value(0.9), alt.value(0.12)),
