@@ -143,7 +143,7 @@ class Transfer:
     refused: list[str] = field(default_factory=list)
 
 
-def _reach(value: float, low: float, high: float, reach: float) -> float:
+def _reach(value: float, low: float, high: float) -> float:
     """How far beyond [low, high] a value lies, as a factor (1 inside)."""
     return max(float(low) / value, value / float(high), 1.0)
 
@@ -194,17 +194,17 @@ def transfer(evidence: pl.DataFrame, request: Request, reach: bool = True) -> Tr
         refused.append(f"no {kind} language model measured on {group}: its utilisation is not the other kind's")
         same_kind = on
     sizes = same_kind["active_parameters"].to_numpy()
-    if reach and _reach(request.active_parameters, sizes.min(), sizes.max(), SIZE_REACH) > SIZE_REACH:
+    if reach and _reach(request.active_parameters, sizes.min(), sizes.max()) > SIZE_REACH:
         refused.append(f"no model within {SIZE_REACH:g}x of {request.active_parameters:.3g} active parameters measured on {group} "
                        f"(measured: {sizes.min():.3g} to {sizes.max():.3g})")
     seqs = same_kind["seq_len"].to_numpy()
-    if reach and _reach(request.seq_len, seqs.min(), seqs.max(), SEQUENCE_REACH) > SEQUENCE_REACH:
+    if reach and _reach(request.seq_len, seqs.min(), seqs.max()) > SEQUENCE_REACH:
         refused.append(f"no sequence length within {SEQUENCE_REACH:g}x of {request.seq_len:,.0f} measured on {group} "
                        f"(measured: {seqs.min():,.0f} to {seqs.max():,.0f} tokens)")
     counts = same_kind["accelerators"].to_numpy()
     memory_gb = median_memory_gb(same_kind)
     if request.accelerators is not None and reach:
-        if _reach(request.accelerators, counts.min(), counts.max(), SCALE_REACH) > SCALE_REACH:
+        if _reach(request.accelerators, counts.min(), counts.max()) > SCALE_REACH:
             refused.append(f"no language model measured on {group} within {SCALE_REACH:g}x of {request.accelerators:,} accelerators "
                            f"(measured: {counts.min():,} to {counts.max():,})")
         if too_small := _fits_in_memory(request, request.accelerators, memory_gb):
