@@ -115,6 +115,7 @@ _HOVER = "{" + ", ".join([
     "'division': datum.division",
     "'status': datum.status",
     "'RCP check': datum.rcp_status",
+    "'result ID (summarizer)': datum.result_id",
     "'files': isValid(datum.files_url) ? 'click the point to open them' : datum.__absent",
     "'not compared because': datum.left_out_because",
     "'scale-up fabric': datum.interconnect_kind",

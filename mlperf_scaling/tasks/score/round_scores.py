@@ -30,7 +30,8 @@ from mlperf_scaling.tasks.score.energy import EnergyError, energy_score, run_ene
 from mlperf_scaling.tasks.score.group import score_group
 from mlperf_scaling.tasks.score.power_profile import power_profile
 from mlperf_scaling.tasks.score.rcp_status import RcpReading, rcp_reading, rcp_status
-from mlperf_scaling.tasks.score.rules import RoundRules, benchmark_rules, rules_for_round
+from mlperf_scaling.tasks.score.result_ids import result_ids, summary_row
+from mlperf_scaling.tasks.score.rules import RoundRules, benchmark_rules, rules_for_round, summary_benchmarks
 from mlperf_scaling.tasks.score.validity import RunVerdict, judge_run
 
 
@@ -129,6 +130,24 @@ def _energy(c: RoundFacts, rules: RoundRules, group_runs: dict, scaling_by_group
         if unscaled is not None and factor is not None:
             scores[key] = unscaled * factor
     return rows, scores
+
+
+def _result_ids(round_name: str, rules: RoundRules, systems: dict[GroupKey, SystemRecord], score_rows: list[dict]) -> dict:
+    """Each scored system's ID, numbered as the summarizer's spreadsheet numbers its rows (tasks/score/result_ids.py)."""
+    columns = summary_benchmarks(rules.ruleset, (row["benchmark"] for row in score_rows))
+    times: dict[GroupKey, dict[str, float | None]] = defaultdict(dict)
+    for row in score_rows:
+        times[(row["submitter"], row["system"])][row["benchmark"]] = row["time_to_train_min"]
+    rows = []
+    for key, by_benchmark in times.items():
+        record = systems.get(key)
+        if record is None:  # the summarizer reads only system folders with a systems JSON
+            continue
+        rows.append(summary_row(
+            key[0], key[1], record.availability, record.covariates.description_json if record.covariates is not None else None,
+            record.notes, (by_benchmark.get(benchmark) for benchmark in columns),
+        ))
+    return result_ids(round_name, rows)
 
 
 def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
@@ -282,6 +301,10 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 **vars(_most_common(configured.get(key, []))),
             }
         )
+
+    ids = _result_ids(c.round, rules, system_by_key, score_rows)
+    for row in score_rows:
+        row["result_id"] = ids.get((row["submitter"], row["system"]))
 
     return RoundData(
         round=c.round,

@@ -19,6 +19,7 @@ import functools
 import importlib
 import importlib.metadata
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from types import CodeType
@@ -128,6 +129,14 @@ def allowed_benchmarks(ruleset: str) -> frozenset[str]:
         return frozenset(benchmark_meta.get_allowed_benchmarks(USAGE, ruleset))
     except ValueError:
         return frozenset()
+
+
+def summary_benchmarks(ruleset: str, present: Iterable[str]) -> list[str]:
+    """The benchmark columns of the summarizer's summary, in its order; for a ruleset the package lacks, those present."""
+    try:
+        return list(benchmark_meta.get_allowed_benchmarks(USAGE, ruleset))
+    except ValueError:
+        return sorted(set(present))
 
 
 def required_runs(benchmark: str) -> int | None:

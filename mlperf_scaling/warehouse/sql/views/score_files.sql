@@ -1,6 +1,6 @@
 -- Per score, where its files are: the system's folder for the benchmark in the results repository, at the commit the
 -- loaded copy was taken from (the git source's, or MANIFEST.tsv's for a mirror archive), beside the official figures
--- a citation needs. MLCommons asks that a use of a result cite it; the result ID is not here (docs/data.md says why).
+-- a citation needs: the result ID as the official summarizer numbers it (docs/data.md says how far published IDs agree).
 create or replace view score_files as
 with latest_ingestion as (
     select round, source, source_kind, source_commit
@@ -9,7 +9,7 @@ with latest_ingestion as (
     qualify row_number() over (partition by round order by finished_at desc) = 1
 )
 select
-    s.round, s.submitter, s.system, s.benchmark, s.benchmark_canonical, s.division, s.availability, s.system_name,
+    s.round, s.result_id, s.submitter, s.system, s.benchmark, s.benchmark_canonical, s.division, s.availability, s.system_name,
     s.accelerators, s.time_to_train_min, s.status, s.rcp_status, s.scaling_factor, i.source_commit,
     case when i.source_commit is not null then
         (case when i.source_kind = 'git_url' and i.source like 'https://github.com/%'
@@ -21,4 +21,4 @@ from scores s
 left join latest_ingestion i using (round)
 order by s.round, s.benchmark, s.submitter, s.system;
 
-comment on view score_files is 'Per score, the link to its files (the system''s benchmark folder in the results repository at the loaded commit), with the official time, status and RCP status.';
+comment on view score_files is 'Per score, its result ID and the link to its files (the system''s benchmark folder in the results repository at the loaded commit), with the official time, status and RCP status.';
