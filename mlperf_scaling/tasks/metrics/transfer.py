@@ -37,8 +37,8 @@ import numpy as np
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_work
+from mlperf_scaling.tasks.metrics.calibration import LEVEL  # one stated interval for every answer
 
-LEVEL = 0.90  # the stated interval
 ASPECT_RATIO = 128.0  # d_model / layers of the measured models
 SIZE_BANDWIDTH = 1.0  # in ln(active parameters): a benchmark e times larger or smaller weighs exp(-1/2)
 SIZE_REACH = 10.0  # a model at most this factor beyond the largest or smallest size measured on the accelerator
