@@ -17,12 +17,11 @@ generations; it reproduces the paper's Table I and is labelled as the paper's me
 
 from __future__ import annotations
 
-import re
-
 import polars as pl
 
 from mlperf_scaling.contracts.enums import ScoreStatus
 from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
+from mlperf_scaling.tasks.parse.tpu_slices import tpu_slice
 
 GROUP = ["round", "benchmark"]
 HARDWARE = [*GROUP, "accelerator_group"]
@@ -78,20 +77,16 @@ EFFICIENCY_COLUMNS = [
 ]
 
 
-# A name that states its own size: v0.5 Google's `tpuv3-32`, `tpuv2-512` (cores of one pod slice)
-_SIZED_ACCELERATOR = re.compile(r"^tpu-?v\d+[a-z]*-(\d+)$", re.IGNORECASE)
-
-
 def _count_contradicts_name() -> pl.Expr:
-    """Why a row's accelerator count is known to be wrong, or null: its accelerator names its own size and the count is
-    another. v0.5 Google systems files give num_nodes (hosts) x num_accelerators (the whole pod's cores): 64 x 512 =
-    32,768 for a TPU v2-512, 64 times its size, which fed fits and a front page of +15,179 % accelerator-hours."""
-    named = pl.col("accelerator_model_name").str.extract(_SIZED_ACCELERATOR.pattern, 1).cast(pl.Int64, strict=False)
-    return (pl.when(named.is_not_null() & (pl.col("accelerators") != named))
+    """Why a row's accelerator count is known to be wrong, or null: its accelerator names a TPU slice of another number
+    of chips. Ingest reads a slice's cores as chips (tasks/parse/tpu_slices.py); a count that is neither is left as
+    written and kept out of the analysis."""
+    chips = pl.col("accelerator_model_name").map_elements(lambda name: (found := tpu_slice(name)) and found.chips, return_dtype=pl.Int64)
+    return (pl.when(chips.is_not_null() & (pl.col("accelerators") != chips))
             .then(pl.format("accelerator count known to be wrong: the systems file gives {} nodes x its accelerators = {}, "
-                            "but {} names a {}-core system; kept in scores as published, left out of efficiency, fits and "
+                            "but {} names a slice of {} chips; kept in scores as published, left out of efficiency, fits and "
                             "recommendations", pl.col("number_of_nodes").fill_null(0), pl.col("accelerators"),
-                            pl.col("accelerator_model_name"), named))
+                            pl.col("accelerator_model_name"), chips))
             .otherwise(None))
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlperf_scaling.tasks.parse.system_covariates import SystemCovariates, system_covariates
+from mlperf_scaling.tasks.parse.tpu_slices import counted_in_chips, tpu_generation
 
 # Typos and spellings found in the published files, mapped to the schema's key.
 _KEY_ALIASES = {
@@ -231,6 +232,17 @@ def parse_system(data: bytes) -> SystemRecord:
     if accelerators is not None and accelerators > MAX_COUNT:
         raise SystemsJsonError(f"systems JSON has an unusable node or accelerator count: {number_of_nodes:,} nodes x "
                                f"{per_node:,} accelerators is beyond {MAX_COUNT:,}")
+    system_name = _clean_text(document.get("system_name") or document.get("platform") or document.get("hardware"))
+    if model is not None and model.strip().lower() == "tpu" and (generation := tpu_generation(system_name)):
+        # v0.7 and v1.0 name the accelerator of their TPU v4 systems "TPU"; the system's name says which
+        notes.append(f"accelerator {model!r} read as {generation!r} from the system name {system_name!r}")
+        model = generation
+    chips, how = counted_in_chips(model, system_name, accelerators, number_of_nodes)
+    if how is not None:
+        notes.append(how)
+        accelerators = chips
+        if number_of_nodes:
+            per_node = chips // number_of_nodes if chips is not None and chips % number_of_nodes == 0 else None
 
     division_raw = _clean_text(document.get("division"))
     division = None
@@ -245,7 +257,7 @@ def parse_system(data: bytes) -> SystemRecord:
         division_raw=division_raw,
         availability=availability,
         status_raw=status_raw,
-        system_name=_clean_text(document.get("system_name") or document.get("platform") or document.get("hardware")),
+        system_name=system_name,
         number_of_nodes=number_of_nodes,
         accelerators_per_node=per_node,
         accelerators=accelerators,
