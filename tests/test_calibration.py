@@ -83,14 +83,13 @@ def test_no_part_is_outside_its_plausible_range_without_being_empty_and_explaine
     assert tpu["throughput_part"] is None and "throughput part of 32.3" in tpu["parts_note"]
 
 
-def test_counts_known_to_be_wrong_stay_out_with_the_reason(shipped):
+def test_tpu_slices_are_counted_in_chips_and_analysed(shipped):
     efficiency, exclusions, _ = shipped
-    wrong = exclusions.filter(pl.col("reason").str.starts_with("accelerator count known to be wrong"))
-    assert sorted(wrong["system"].to_list()) == ["gnmt-tpuv3-32/tpu", "resnet-tpuv2-512/tpu", "resnet-tpuv3-32/tpu",
-                                                 "resnet-tpuv3-512/tpu", "ssd-tpuv3-32/tpu"]
-    assert "gives 64 nodes x its accelerators = 32768, but tpuv2-512 names a 512-core system" in " ".join(wrong["reason"])
-    v05 = efficiency.filter(pl.col("round") == "v0.5")
-    assert v05["accelerators"].max() < 32768 and not v05["system"].is_in(wrong["system"].to_list()).any()
+    # v0.5's entry.json gives hosts x the slice's TensorCores (64 x 512 for a tpuv2-512): read as chips, none is left out
+    assert exclusions.filter(pl.col("reason").str.starts_with("accelerator count known to be wrong")).height == 0
+    v05 = efficiency.filter(pl.col("round") == "v0.5", pl.col("system").str.contains("tpu"))
+    counts = dict(zip(v05["system"], v05["accelerators"], strict=True))
+    assert counts["resnet-tpuv2-512/tpu"] == 256 and counts["gnmt-tpuv3-32/tpu"] == 16 and counts["ssd-tpuv3-8/tpu"] == 4
 
 
 @given(st.lists(st.floats(-3, 3), min_size=2, max_size=300))

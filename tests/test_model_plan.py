@@ -62,7 +62,7 @@ def test_attention_is_counted_as_palm_does():
 
 def test_the_evidence_is_every_language_model_score_with_a_known_utilisation():
     evidence = _evidence()
-    assert dict(evidence.group_by("benchmark").len().iter_rows()) == {"gpt3": 35, "llama2_70b_lora": 120, "llama31_405b": 8, "llama31_8b": 37}
+    assert dict(evidence.group_by("benchmark").len().iter_rows()) == {"gpt3": 35, "llama2_70b_lora": 122, "llama31_405b": 8, "llama31_8b": 39}
     assert set(evidence.filter(pl.col("benchmark") == "llama31_405b")["accelerator_group"]) == {"B200-SXM", "GB200", "GB300", "H200-SXM"}
     assert (evidence["mfu_with_attention"] > 0).all() and evidence["training"].is_in(["pretraining", "LoRA fine-tuning"]).all()
 
@@ -76,7 +76,7 @@ def test_the_cross_benchmark_backtest_meets_its_targets():
     assert figures.cases == 168 and set(figures.per_benchmark) == {"gpt3", "llama2_70b_lora", "llama31_405b", "llama31_8b"}
     # every benchmark is predicted somewhere, and every case not predicted says which measurement is missing
     refused = backtest.filter(pl.col("predicted_time_min").is_null())
-    assert refused.height == figures.refused == 32 and refused["refused"].str.contains("measured").all()
+    assert refused.height == figures.refused == 36 and refused["refused"].str.contains("measured").all()
     assert set(refused.filter(pl.col("held_out") == "gpt3")["accelerator_group"]) == {"TPU v5e", "TPU v5p", "TPU Trillium", "Gaudi2-OAM"}
     # a predicted case's interval brackets its prediction
     predicted = backtest.filter(pl.col("predicted_time_min").is_not_null())
@@ -113,7 +113,7 @@ def test_seventy_billion_on_1024_h100s():
     # it leaned most on the measured model closest in size, Llama 2 70B (LoRA), then GPT-3 175B
     weights = {c.benchmark: c.weight for c in plan.transfer.cells}
     assert weights["llama2_70b_lora"] > weights["gpt3"] > weights["llama31_8b"]
-    assert plan.transfer.precision == "fp8" and plan.transfer.precision_assumed and plan.power is not None
+    assert plan.transfer.precision == "fp8" and not plan.transfer.precision_assumed and plan.power is not None
     assert answer.energy_mwh is not None and answer.accelerator_hours == pytest.approx(answer.hours * 1024)
 
 

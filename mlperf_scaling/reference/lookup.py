@@ -19,7 +19,7 @@ from mlperf_scaling.rounds import round_key
 
 def _read_tsv(name: str) -> list[dict[str, str]]:
     text = resources.files("mlperf_scaling.reference").joinpath(name).read_text(encoding="utf-8")
-    return list(csv.DictReader(text.splitlines(), delimiter="\t"))
+    return list(csv.DictReader((line for line in text.splitlines() if not line.startswith("#")), delimiter="\t"))
 
 
 @dataclass(frozen=True)
@@ -198,11 +198,13 @@ class AcceleratorSpec:
     memory_gb: float | None
     memory_bandwidth_tb_s: float | None
     tdp_w: float | None
-    peak_tflops: dict[str, float]  # precision -> peak dense TFLOP/s: fp32, tf32, bf16, fp16, fp8, fp4
-    source: str
+    peak_tflops: dict[str, float]  # precision -> peak dense TFLOP/s (TOP/s for int8): fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8
+    source: str  # the vendor's datasheet, whitepaper or product page
+    name_pattern: str = ""  # a model the row alone describes (V100S beside the V100 PCIe 32 GB), matched in its published name
 
 
-_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4")
+_PEAK_COLUMNS = {**{p: f"{p}_tflops" for p in _PRECISIONS}, "int8": "int8_tops"}
 
 
 def _float_or_none(text: str) -> float | None:
@@ -213,21 +215,27 @@ def _float_or_none(text: str) -> float | None:
 def accelerator_specs() -> tuple[AcceleratorSpec, ...]:
     rows = []
     for row in _read_tsv("accelerator_specs.tsv"):
-        peaks = {p: float(row[f"{p}_tflops"]) for p in _PRECISIONS if row[f"{p}_tflops"].strip()}
+        peaks = {p: float(row[column]) for p, column in _PEAK_COLUMNS.items() if row[column].strip()}
         year = row["year"].strip()
         rows.append(AcceleratorSpec(row["family"], row["form_factor"], int(year) if year else None, _float_or_none(row["memory_gb"]),
-                                    _float_or_none(row["memory_bandwidth_tb_s"]), _float_or_none(row["tdp_w"]), peaks, row["source"]))
+                                    _float_or_none(row["memory_bandwidth_tb_s"]), _float_or_none(row["tdp_w"]), peaks, row["source"],
+                                    row["name_pattern"].strip()))
     return tuple(rows)
 
 
-def accelerator_spec(family: str | None, form_factor: str | None, memory_gb: float | None) -> AcceleratorSpec | None:
+def accelerator_spec(family: str | None, form_factor: str | None, memory_gb: float | None, model_name: str | None = None) -> AcceleratorSpec | None:
     """The datasheet of a family in a form factor and memory size; the family's row of that form factor where the size
-    has none (an H100-SXM5-96GB computes as an H100 SXM); None for a family the table does not list."""
+    has none (an H100-SXM5-96GB computes as an H100 SXM); None for a family the table does not list. A row with a
+    name pattern describes only the models whose published name has it (a V100S is not a V100)."""
     if family is None:
         return None
-    same_form = [spec for spec in accelerator_specs() if spec.family == family and (not form_factor or spec.form_factor == form_factor)]
+    named = (model_name or "").upper()
+    rows = [spec for spec in accelerator_specs() if spec.family == family and (not spec.name_pattern or spec.name_pattern.upper() in named)]
+    if any(spec.name_pattern for spec in rows):
+        rows = [spec for spec in rows if spec.name_pattern]
+    same_form = [spec for spec in rows if not form_factor or spec.form_factor == form_factor]
     if not same_form:
-        same_form = [spec for spec in accelerator_specs() if spec.family == family]
+        same_form = rows
     exact = [spec for spec in same_form if memory_gb is not None and spec.memory_gb == memory_gb and spec.peak_tflops]
     with_peaks = [spec for spec in same_form if spec.peak_tflops]
     found = exact or with_peaks or same_form
@@ -267,3 +275,41 @@ def benchmark_work(canonical_name: str, round_name: str) -> BenchmarkWork | None
                              _float_or_none(row["flops_per_token"]), _float_or_none(row["flops_per_sample"]), row["source"],
                              _float_or_none(row["parameters"]), _float_or_none(row["active_parameters"]), row["training"] or None)
     return None
+
+
+@dataclass(frozen=True)
+class PrecisionStatement:
+    """What a submitter said of the precision its runs of a round trained at (precision_statements.tsv): the config its
+    results repository names for a system, or its published words."""
+
+    kind: str  # configuration, statement
+    round: str
+    submitter: str
+    systems: tuple[str, ...]  # empty: every system of the submitter for these benchmarks and accelerators
+    benchmarks: tuple[str, ...]  # canonical names
+    accelerator_families: tuple[str, ...]  # empty: any
+    precision: str  # the rules' vocabulary: fp8, nvfp4, mxfp4, int8, bfloat16, ...
+    quote: str
+    source: str
+    published: str
+
+
+def _listed(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+@functools.cache
+def precision_statements() -> tuple[PrecisionStatement, ...]:
+    return tuple(PrecisionStatement(row["kind"], row["round"], row["submitter"], _listed(row["systems"]), _listed(row["benchmarks"]),
+                                    _listed(row["accelerator_families"]), row["precision"], row["quote"], row["source"], row["published"])
+                 for row in _read_tsv("precision_statements.tsv"))
+
+
+def precision_statement(round_name: str, submitter: str, system: str, benchmark: str, family: str | None) -> PrecisionStatement | None:
+    """What the submitter said of a result's precision: a configuration naming its system first, then one for all its
+    systems, then a published statement."""
+    found = [s for s in precision_statements()
+             if s.round == round_name and s.submitter.lower() == submitter.lower() and benchmark in s.benchmarks
+             and (not s.systems or system in s.systems) and (not s.accelerator_families or family in s.accelerator_families)]
+    found.sort(key=lambda s: (s.kind != "configuration", not s.systems))
+    return found[0] if found else None

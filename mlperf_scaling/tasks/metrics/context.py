@@ -6,50 +6,95 @@ FLOPs utilisation where the model's FLOPs are known, and, where power was measur
 energy scaling against the smallest measured system of the same accelerator.
 
 MFU = model FLOPs of the training / (time to train x accelerators x peak dense FLOP/s): the model's FLOPs, not the
-hardware's (PaLM, appendix B), against the peak at the lowest precision the run logged (v6.0 on) where the datasheet
-has it. A run that logs none is measured against FP8 where it is an LLM on an accelerator with FP8 (MLPerf's LLM
-submissions on Hopper and later train in FP8 or below: against BF16 some pass 1, e.g. v5.1 Llama 3.1 405B on GB300 at
-1.32), else against BF16, and `peak_precision` says "assumed". `mfu_16bit` is always against the 16-bit peak (BF16, or
-FP16 on a chip without BF16 such as the V100), the common yardstick across rounds. Energy scaling splits exactly: E_ref / E = time efficiency x power ratio, with time
+hardware's (PaLM, appendix B), against the datasheet's peak at the precision the run trained at. That precision comes
+from the first source that says it (`precision_source`): the log (every spelling of its key), the configuration's
+name, the submitter's own published statement for the round (reference/precision_statements.tsv: NVIDIA's v5.1 NVFP4,
+Google's INT8 runs), and only then an assumption, labelled. An MFU is never above 1: where the achieved FLOP/s pass the
+peak of the stated precision, the precision or the work count is wrong, and `mfu_note` says so instead of a number.
+`achieved_over_16bit_peak` is the achieved FLOP/s over the 16-bit peak (BF16, or FP16 on a chip without BF16 such as
+the V100): a yardstick across rounds and precisions, not a utilisation (above 1 where the run trained below 16 bits).
+Energy scaling splits exactly: E_ref / E = time efficiency x power ratio, with time
 efficiency (T_ref N_ref) / (T N) and power ratio (P_ref / N_ref) / (P / N), P the mean power of the run (energy / time).
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import polars as pl
 
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
-from mlperf_scaling.reference.lookup import accelerator_spec, benchmark_work, canonical_benchmark
+from mlperf_scaling.reference.lookup import AcceleratorSpec, accelerator_spec, benchmark_work, canonical_benchmark, precision_statement
 from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
 
 _SYSTEM_COLUMNS = ["interconnect_kind", "interconnect_gb_s", "scale_up_domain", "network_kind", "network_gbit_s_per_node",
                    "accelerator_memory_gb", "cooling", "cuda_version"]
 _CONFIGURATION_COLUMNS = ["tensor_parallelism", "pipeline_parallelism", "context_parallelism", "expert_parallelism",
-                          "data_parallelism", "micro_batch_size", "precision_linear"]
+                          "data_parallelism", "micro_batch_size", "precision_linear", "precision_source"]
 # the rules' precision names -> the datasheet's columns
-_PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "nvfp4": "fp4", "mxfp4": "fp4"}
+# the rules' precision names -> the datasheet's columns
+_PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp8": "fp8", "mxfp6": "fp6",
+                "nvfp4": "fp4", "mxfp4": "fp4", "fp4": "fp4", "int8": "int8"}
 
 
-def _hardware(family: str | None, form_factor: str | None, memory: float | None, precision: str | None, is_llm: bool) -> dict:
-    spec = accelerator_spec(family, form_factor, memory)
+@dataclass(frozen=True)
+class RunPrecision:
+    """The precision a result trained at and where that is known from, in the order of trust."""
+
+    precision: str | None
+    source: str | None  # log, config name, submitter's statement, assumed
+    evidence: str | None  # the log key, the config name, the statement's quote and address, or why it is assumed
+
+
+def run_precision(logged: str | None, logged_from: str | None, round_name: str, submitter: str, system: str, benchmark: str,
+                  family: str | None, spec: AcceleratorSpec | None, is_llm: bool) -> RunPrecision:
+    """The log (any spelling of its key, or the configuration it prints), the configuration's name (in the log, or the
+    one the submitter's results repository names for the system), the submitter's published statement, and only then an
+    assumption, labelled: an LLM on an accelerator with FP8 trained at FP8 (every LLM submission on Hopper and later
+    whose configuration could be read did, but NVIDIA's NVFP4 and Google's INT8 ones), else at 16 bits."""
+    if logged is not None:
+        kind = "config name" if (logged_from or "").startswith("config name") else "log"
+        return RunPrecision(logged, kind, logged_from)
+    said = precision_statement(round_name, submitter, system, benchmark, family)
+    if said is not None:
+        kind = "config name" if said.kind == "configuration" else "submitter's statement"
+        return RunPrecision(said.precision, kind, f"{said.quote} ({said.source}, {said.published})")
+    if spec is None:
+        return RunPrecision(None, None, None)
+    if is_llm and spec.peak_tflops.get("fp8"):
+        return RunPrecision("fp8", "assumed", "the log, the configuration and the submitter say nothing; an LLM on an accelerator with FP8")
+    sixteen = "bfloat16" if spec.peak_tflops.get("bf16") else "fp16"
+    return RunPrecision(sixteen, "assumed", "the log, the configuration and the submitter say nothing; 16-bit mixed precision, the default")
+
+
+def hardware_of(spec: AcceleratorSpec | None, precision: RunPrecision) -> dict:
     if spec is None:
         return {"accelerator_year": None, "peak_16bit_tflops": None, "peak_tflops": None, "peak_precision": None,
                 "memory_bandwidth_tb_s": None, "tdp_w": None, "spec_source": None}
-    column = _PEAK_COLUMN.get(precision or "")
-    bf16 = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")  # a chip without BF16 (V100) trains in FP16
-    peak: float | None
-    if column and spec.peak_tflops.get(column):
-        peak, named = spec.peak_tflops[column], column
-    elif is_llm and spec.peak_tflops.get("fp8"):
-        peak, named = spec.peak_tflops["fp8"], "fp8 (assumed)"
-    else:
-        peak = bf16
-        named = "bf16" if column == "bf16" else "bf16 (assumed)" if precision is None else f"bf16 (no {column or precision} peak listed)"
-    return {"accelerator_year": spec.year, "peak_16bit_tflops": bf16, "peak_tflops": peak, "peak_precision": named if peak else None,
+    column = _PEAK_COLUMN.get(precision.precision or "")
+    sixteen = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")  # a chip without BF16 (V100) trains in FP16
+    peak = spec.peak_tflops.get(column) if column else None
+    return {"accelerator_year": spec.year, "peak_16bit_tflops": sixteen, "peak_tflops": peak, "peak_precision": column if peak else None,
             "memory_bandwidth_tb_s": spec.memory_bandwidth_tb_s, "tdp_w": spec.tdp_w, "spec_source": spec.source}
+
+
+def utilisation(achieved: float | None, hardware: dict, precision: RunPrecision, spec: AcceleratorSpec | None, family: str | None) -> tuple[float | None, str | None]:
+    """MFU against the peak of the run's precision, and why there is none; never above 1, the physical peak."""
+    if achieved is None:
+        return None, None
+    if spec is None:
+        return None, f"no datasheet row for {family or 'this accelerator'}"
+    if precision.precision is None:
+        return None, "the precision is not known"
+    if hardware["peak_tflops"] is None:
+        return None, f"the datasheet lists no {precision.precision} peak for {spec.family} (reference/accelerator_specs.tsv says why)"
+    mfu = achieved / hardware["peak_tflops"]
+    if mfu > 1:
+        return None, (f"{achieved:,.0f} TFLOP/s per accelerator is {mfu:.2f} x the {precision.precision} peak ({precision.source}): "
+                      "the run cannot have trained at that precision, or its work is counted wrong; no MFU")
+    return mfu, None
 
 
 @functools.cache
@@ -118,19 +163,25 @@ def result_context(scores: pl.DataFrame, systems: pl.DataFrame, energy: pl.DataF
     for row in frame.iter_rows(named=True):
         accelerators = row["accelerators"]
         nodes = row["number_of_nodes"]
-        hardware = _hardware(row["accelerator_family"], row["accelerator_form_factor"], row["accelerator_memory_gb"], row["precision_linear"],
-                             canonical_benchmark(row["benchmark_canonical"]).task.startswith("LLM"))
+        spec = accelerator_spec(row["accelerator_family"], row["accelerator_form_factor"], row["accelerator_memory_gb"], row["accelerator_model_name"])
+        precision = run_precision(row["precision_linear"], row["precision_source"], row["round"], row["submitter"], row["system"],
+                                  row["benchmark_canonical"], row["accelerator_family"], spec,
+                                  canonical_benchmark(row["benchmark_canonical"]).task.startswith("LLM"))
+        hardware = hardware_of(spec, precision)
         work = _training_work(row["benchmark_canonical"], row["round"], row["samples_to_converge"], row["epochs_to_converge"], row["typical_logged"])
         seconds = row["time_to_train_min"] * 60
         achieved = (work["model_flops"] / (seconds * accelerators) / 1e12) if work["model_flops"] and accelerators else None
+        mfu, mfu_note = utilisation(achieved, hardware, precision, spec, row["accelerator_family"])
         per_node = row["network_gbit_s_per_node"]
         row.update(hardware)
         row.update(work)
         row.update({
+            "precision": precision.precision, "precision_source": precision.source, "precision_evidence": precision.evidence,
             "network_gbit_s_per_accelerator": per_node * nodes / accelerators if per_node and nodes and accelerators else None,
             "achieved_tflops_per_accelerator": achieved,
-            "mfu": achieved / hardware["peak_tflops"] if achieved and hardware["peak_tflops"] else None,
-            "mfu_16bit": achieved / hardware["peak_16bit_tflops"] if achieved and hardware["peak_16bit_tflops"] else None,
+            "mfu": mfu,
+            "mfu_note": mfu_note,
+            "achieved_over_16bit_peak": achieved / hardware["peak_16bit_tflops"] if achieved and hardware["peak_16bit_tflops"] else None,
             "w_per_accelerator": row["mean_w"] / accelerators if row["mean_w"] is not None and accelerators else None,
             "j_per_sample": row["energy_j"] / work["samples_trained"] if row["energy_j"] and work["samples_trained"] else None,
             "j_per_token": row["energy_j"] / work["tokens_trained"] if row["energy_j"] and work["tokens_trained"] else None,

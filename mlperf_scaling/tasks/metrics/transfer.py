@@ -68,10 +68,6 @@ def training_flops(active_parameters: float, tokens: float, seq_len: float) -> f
     return 6.0 * active_parameters * tokens * (1.0 + attention_share(active_parameters, seq_len))
 
 
-def _precision_name(peak_precision: str | None) -> str | None:
-    return None if peak_precision is None else peak_precision.removesuffix(" (assumed)")
-
-
 def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
     """The scores of the language-model benchmarks (reference/benchmark_work.tsv says which, and their sizes) whose
     utilisation is known, one row each, with utilisation recounted with attention."""
@@ -86,8 +82,8 @@ def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
             "accelerator_family": row["accelerator_family"], "accelerator_group": row["accelerator_group"],
             "accelerators": row["accelerators"], "parameters": work.parameters,
             "active_parameters": work.active_parameters, "seq_len": work.tokens_per_sample, "training": work.training,
-            "moe": bool(work.parameters and work.parameters > work.active_parameters), "precision": _precision_name(row["peak_precision"]),
-            "precision_assumed": (row["peak_precision"] or "").endswith("(assumed)"),
+            "moe": bool(work.parameters and work.parameters > work.active_parameters), "precision": row["peak_precision"],
+            "precision_assumed": row["precision_source"] == "assumed",
             "peak_tflops": row["peak_tflops"], "accelerator_memory_gb": row["accelerator_memory_gb"],
             "time_to_train_min": row["time_to_train_min"], "model_flops_with_attention": row["model_flops"] * (1 + share),
             "mfu_with_attention": row["mfu"] * (1 + share), "w_per_accelerator": row["w_per_accelerator"],

@@ -17,6 +17,7 @@ import orjson
 import simdjson
 
 from mlperf_scaling.tasks.parse.numbers import BadNumber, finite_time, non_finite_in
+from mlperf_scaling.tasks.parse.run_config import PRECISION_KEYS, PrintedConfiguration, printed_configuration
 
 MLLOG = "mllog"  # v0.7+  ":::MLLOG {json}"
 MLL = "mll"  # v0.6     ":::MLL <unix_s> <key>: {json}"
@@ -53,11 +54,9 @@ CONFIGURATION_KEYS = frozenset(
         "expert_parallelism",
         "micro_batch_size",
         "gradient_accumulation_steps",
-        "lowest_numerical_precision_in_linear",
-        "lowest_numerical_precision_in_attn",
-        "lowest_numerical_precision_in_comm",
         "config_filename",
     }
+    | PRECISION_KEYS.keys()
 )
 _KEPT_KEYS = _KEPT_KEYS | CONFIGURATION_KEYS
 _PHASE_KEYS = frozenset({"init_start", "init_stop", "eval_start", "eval_stop"})
@@ -89,6 +88,7 @@ class LogFacts:
     lines: list[tuple[str, float, str, Any, int]] = field(default_factory=list)
     configuration: dict[str, Any] = field(default_factory=dict)  # the first value of each CONFIGURATION_KEYS event
     phases: list[tuple[str, float]] = field(default_factory=list)  # (init_start|init_stop|eval_start|eval_stop, ms)
+    printed: PrintedConfiguration | None = None  # the precision and config name the log prints before run_start
 
 
 def detect_format(text: str) -> str | None:
@@ -128,6 +128,7 @@ def parse_log(data: bytes | memoryview, keep: frozenset[str] = frozenset(), deco
     facts = LogFacts(log_format=detect_format(text))
     if facts.log_format == MLLOG:
         _parse_mllog(text, facts, keep, keep if decode is None else decode)
+        facts.printed = printed_configuration(text)
     elif facts.log_format == MLL:
         _parse_mll(text, facts, keep)
     elif facts.log_format == MLP:

@@ -2,8 +2,11 @@
 
 From v6.0 the rules ask language-model logs for `tensor_parallelism`, `pipeline_parallelism`, `context_parallelism`,
 `expert_parallelism`, `micro_batch_size` and `lowest_numerical_precision_in_{linear,attn,comm}` (mlperf-logging's
-mllog/examples/parallelism.py). NVIDIA's configuration names spell the same out (`..._tp1pp1cp1ep1_mxfp8`), so a log
-that names its config file but not the degrees is read from the name, and `configuration_source` says which.
+mllog/examples/parallelism.py). Real logs spell the precision keys otherwise too: AMD's v6.0 MI350X and MI355X logs
+write `lowest_numerical_precision_linear` (their configs export MLLOG_LOWEST_NUMERICAL_PRECISION_LINEAR='mxfp4'), so
+every spelling seen is read (PRECISION_KEYS). NVIDIA's configuration names spell the same out
+(`..._tp1pp1cp1ep1_mxfp8`), so a log that names its config file but not the degrees is read from the name, and
+`configuration_source` says which; `precision_source` says where the linear layers' precision came from.
 """
 
 from __future__ import annotations
@@ -15,8 +18,69 @@ from typing import Any
 _DEGREES = ("tensor_parallelism", "pipeline_parallelism", "context_parallelism", "expert_parallelism")
 _NAMED = re.compile(r"tp(\d+)[_-]?pp(\d+)(?:[_-]?(?:cp|sp)(\d+))?(?:[_-]?ep(\d+))?", re.I)
 # precisions in a config name, most specific first; the name gives the linear layers' precision
-_NAMED_PRECISION = re.compile(r"(?<![a-z0-9])(nvfp4|mxfp4|mxfp8|fp8|fp4|bf16|bfloat16|fp16|tf32|fp32)(?![a-z0-9])", re.I)
-_PRECISION_NAMES = {"bf16": "bfloat16", "mxfp8": "fp8"}  # the rules' vocabulary (training_6.0.0/common.yaml)
+_NAMED_PRECISION = re.compile(r"(?<![a-z0-9])(nvfp4|mxfp4|mxfp6|mxfp8|fp8|fp4|bf16|bfloat16|fp16|tf32|fp32|int8)(?![a-z0-9])", re.I)
+# the rules' vocabulary (training_6.0.0/common.yaml: fp64, fp32, tf32, fp16, fp8, mxfp6, nvfp4, mxfp4, bfloat16, int8, ...)
+_PRECISION_NAMES = {"bf16": "bfloat16", "mxfp8": "fp8", "float16": "fp16", "float32": "fp32"}
+# every spelling of the precision keys seen in real logs -> the part it is of
+PRECISION_KEYS = {
+    "lowest_numerical_precision_in_linear": "linear",  # the rules' spelling (mllog examples, 6.0.0)
+    "lowest_numerical_precision_linear": "linear",  # AMD's v6.0 logs
+    "lowest_numerical_precision_in_attn": "attn",
+    "lowest_numerical_precision_attn": "attn",
+    "lowest_numerical_precision_in_comm": "comm",
+    "lowest_numerical_precision_comm": "comm",
+}
+
+
+# What a log prints besides its MLPerf lines, before run_start: NeMo's configuration dump (as YAML, `0:   fp8: true`, and as
+# a Python repr, `fp4='e2m1',`), NVIDIA's `:::DLPAL ... <config name>` line and AMD's `Config shell script: conf/<name>`.
+_DUMP_FP4 = re.compile(r"^\s*(?:\d+:)?\s*fp4:\s*(true|false|null)\s*$|\bfp4=('e2m1'|None)(?=[,)\s]|$)", re.M | re.I)
+_DUMP_FP4_RECIPE = re.compile(r"^\s*(?:\d+:)?\s*fp4_recipe:\s*(\w+)\s*$|\bfp4_recipe='(\w+)'", re.M | re.I)
+_DUMP_FP8 = re.compile(r"^\s*(?:\d+:)?\s*fp8:\s*(true|false|null|hybrid|e4m3|e5m2)\s*$|\bfp8=('hybrid'|'e4m3'|'e5m2'|None|True|False)(?=[,)\s]|$)", re.M | re.I)
+_DUMP_FP8_RECIPE = re.compile(r"\bfp8_recipe(?::\s*|=')mxfp8\b", re.I)
+_DUMP_SIXTEEN = re.compile(r"^\s*(?:\d+:)?\s*(?:unet_precision:\s*(fp16|bf16)|precision:\s*(16|bf16|bf16-mixed|16-mixed))\s*$", re.M | re.I)
+_PRINTED_NAME = re.compile(r"^:::DLPAL .* (\S+_\d+x\d+x\S*)\s*$|^Config shell script: (?:\S*/)?(config_\S+\.sh)\s*$", re.M)
+_RUN_START = '"key": "run_start"'
+_ON = {"true", "'e2m1'", "hybrid", "e4m3", "e5m2", "'hybrid'", "'e4m3'", "'e5m2'"}
+
+
+@dataclass(frozen=True)
+class PrintedConfiguration:
+    """The precision a log's own configuration dump states, and the config name it prints; None where it prints none."""
+
+    precision: str | None = None
+    precision_evidence: str | None = None
+    config_name: str | None = None
+
+
+def _first(pattern: re.Pattern, text: str) -> str | None:
+    found = pattern.search(text)
+    return None if found is None else next((g for g in found.groups() if g is not None), None)
+
+
+def printed_configuration(text: str) -> PrintedConfiguration | None:
+    """Read what a log prints before run_start. The dump outranks names: NVFP4 runs were launched under names without
+    `fp4` (Nebius's v5.1 B300), and FP8 runs print `fp4_recipe: nvfp4` and `precision: bf16-mixed` whatever they ran."""
+    end = text.find(_RUN_START)
+    head = text if end < 0 else text[:end]
+    if "fp4" not in head and "fp8" not in head and "precision" not in head and ":::DLPAL" not in head and "Config shell script" not in head:
+        return None
+    fp4, fp8 = _first(_DUMP_FP4, head), _first(_DUMP_FP8, head)
+    precision = evidence = None
+    if fp4 is not None and fp4.lower() in _ON:
+        recipe = (_first(_DUMP_FP4_RECIPE, head) or "nvfp4").lower()
+        precision = recipe if recipe in ("nvfp4", "mxfp4") else "nvfp4"
+        evidence = f"the configuration the log prints: fp4 {fp4}, fp4_recipe {recipe}"
+    elif (fp8 is not None and fp8.lower() in _ON) or _DUMP_FP8_RECIPE.search(head):
+        precision, evidence = "fp8", f"the configuration the log prints: fp8 {fp8 or 'on'}" + (", fp8_recipe mxfp8" if _DUMP_FP8_RECIPE.search(head) else "")
+    elif (sixteen := _DUMP_SIXTEEN.search(head)) is not None and (fp8 is None or fp8.lower() in ("false", "null", "none")):
+        value = (sixteen.group(1) or sixteen.group(2)).lower()
+        precision = "fp16" if value in ("fp16", "16", "16-mixed") else "bfloat16"
+        evidence = "the configuration the log prints: " + re.sub(r"^\d+:\s*", "", sixteen.group(0).strip())
+    name = _first(_PRINTED_NAME, head)
+    if precision is None and name is None:
+        return None
+    return PrintedConfiguration(precision, evidence, name)
 
 
 @dataclass(frozen=True)
@@ -33,6 +97,7 @@ class RunConfiguration:
     precision_comm: str | None = None
     config_filename: str | None = None
     configuration_source: str | None = None  # 'log', 'config name', 'log and config name', or None
+    precision_source: str | None = None  # where precision_linear was read: the log's key, or the config name
 
 
 def _whole(value: Any) -> int | None:
@@ -54,7 +119,8 @@ def _precision(value: Any) -> str | None:
     return _PRECISION_NAMES.get(text, text)
 
 
-def run_configuration(logged: dict[str, Any], accelerators: int | None, global_batch_size: float | None) -> RunConfiguration:
+def run_configuration(logged: dict[str, Any], accelerators: int | None, global_batch_size: float | None,
+                      printed: PrintedConfiguration | None = None) -> RunConfiguration:
     """The configuration of one run from its logged keys, completed from its config file's name; data parallelism is
     accelerators / (TP x PP x CP), where that divides, and gradient accumulation, when not logged, global batch /
     (micro-batch x DP)."""
@@ -69,12 +135,17 @@ def run_configuration(logged: dict[str, Any], accelerators: int | None, global_b
                 if degrees[key] is None and text is not None:
                     degrees[key] = int(text)
                     from_name = True
-    precision_linear = _precision(logged.get("lowest_numerical_precision_in_linear"))
-    if precision_linear is None and name:
-        named_precision = _NAMED_PRECISION.search(name)
-        if named_precision is not None:
-            precision_linear = _precision(named_precision.group(1))
-            from_name = True
+    logged_precision = _logged_precisions(logged)
+    precision_linear, precision_source = logged_precision.get("linear", (None, None))
+    if precision_linear is None and printed is not None and printed.precision is not None:
+        precision_linear, precision_source = printed.precision, printed.precision_evidence
+    for candidate in (name, printed.config_name if printed else None):
+        if precision_linear is None and candidate:
+            named_precision = _NAMED_PRECISION.search(candidate)
+            if named_precision is not None:
+                precision_linear = _precision(named_precision.group(1))
+                precision_source = f"config name {candidate}"
+                from_name = True
     micro = _whole(logged.get("micro_batch_size"))
     batch = _whole(global_batch_size)
     accumulation = _whole(logged.get("gradient_accumulation_steps"))
@@ -86,9 +157,7 @@ def run_configuration(logged: dict[str, Any], accelerators: int | None, global_b
             data = accelerators // product
     if accumulation is None and micro and data and batch and batch % (micro * data) == 0:
         accumulation = batch // (micro * data)
-    logged_any = from_log or any(
-        logged.get(key) is not None for key in ("micro_batch_size", "gradient_accumulation_steps", "lowest_numerical_precision_in_linear")
-    )
+    logged_any = from_log or bool(logged_precision) or any(logged.get(key) is not None for key in ("micro_batch_size", "gradient_accumulation_steps"))
     source = {(True, True): "log and config name", (True, False): "log", (False, True): "config name"}.get((logged_any, from_name))
     return RunConfiguration(
         tensor_parallelism=degrees["tensor_parallelism"],
@@ -99,8 +168,19 @@ def run_configuration(logged: dict[str, Any], accelerators: int | None, global_b
         micro_batch_size=micro,
         gradient_accumulation_steps=accumulation,
         precision_linear=precision_linear,
-        precision_attn=_precision(logged.get("lowest_numerical_precision_in_attn")),
-        precision_comm=_precision(logged.get("lowest_numerical_precision_in_comm")),
+        precision_attn=logged_precision.get("attn", (None, None))[0],
+        precision_comm=logged_precision.get("comm", (None, None))[0],
         config_filename=name,
         configuration_source=source,
+        precision_source=precision_source,
     )
+
+
+def _logged_precisions(logged: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """part -> (precision, 'log key <the key>'), under whichever spelling the log used (the rules' first)."""
+    found: dict[str, tuple[str, str]] = {}
+    for key, part in PRECISION_KEYS.items():
+        value = _precision(logged.get(key))
+        if value is not None and part not in found:
+            found[part] = (value, f"log key {key}")
+    return found

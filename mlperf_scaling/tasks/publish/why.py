@@ -11,6 +11,7 @@ import polars as pl
 
 from mlperf_scaling.reference.lookup import canonical_benchmark
 from mlperf_scaling.rounds import round_key
+from mlperf_scaling.tasks.metrics.claims import PROJECT
 from mlperf_scaling.tasks.metrics.context import generations_at_matched_n
 from mlperf_scaling.tasks.publish.labels import NOTE
 from mlperf_scaling.tasks.publish.report import figure_files, render_page, write_index
@@ -28,7 +29,10 @@ _POWER_COLUMNS = [("round", "round"), ("system", "system"), ("measurement", "AC/
                   ("time_efficiency", "= time eff."), ("power_ratio", "x power ratio"), ("sampling_rule_met", "1 Hz rule met")]
 _AC_DC_COLUMNS = [("round", "round"), ("system", "system"), ("accelerators", "accelerators"), ("ac_kw", "AC mean kW"), ("dc_kw", "DC mean kW"),
                   ("dc_over_ac_energy", "DC / AC energy")]
-_CLAIM_COLUMNS = [("claim_id", "#"), ("paper", "paper"), ("claim", "claim"), ("location", "where"), ("verdict", "verdict"), ("evidence", "evidence")]
+_CLAIM_COLUMNS = [("claim_id", "#"), ("paper", "paper"), ("claim", "claim"), ("location", "where"), ("quantity", "tested on"), ("verdict", "verdict"),
+                  ("evidence", "evidence")]
+_FINDING_COLUMNS = [("claim_id", "#"), ("claim", "finding"), ("location", "origin"), ("quantity", "tested on"), ("verdict", "verdict"),
+                    ("evidence", "evidence")]
 _RANK_COLUMNS = [("rank", "rank"), ("benchmark", "benchmark"), ("parallel_fraction", "Amdahl p (median)"),
                  ("knee_accelerators", "E = threshold at N (median)"), ("groups", "accelerator groups")]
 
@@ -78,5 +82,6 @@ def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFra
         if not rounds or rounds[-1]["round"] != row["round"]:
             rounds.append({"round": row["round"], "rows": []})
         rounds[-1]["rows"].append(row)
-    return write_index(folder, render_page("why.html.j2", workloads=workloads, claims=claims.to_dicts(), claim_columns=_CLAIM_COLUMNS,
+    return write_index(folder, render_page("why.html.j2", workloads=workloads, claims=claims.filter(pl.col("paper") != PROJECT).to_dicts(), claim_columns=_CLAIM_COLUMNS,
+                                     findings=claims.filter(pl.col("paper") == PROJECT).to_dicts(), finding_columns=_FINDING_COLUMNS,
                                            rounds=rounds, rank_columns=_RANK_COLUMNS, note=NOTE))

@@ -195,7 +195,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         converged = run_convergence(facts, judgement)
         described_system = system_by_key.get((m.submitter, system))
         global_batch = batch_size([facts.global_batch_size])
-        configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None, global_batch)
+        configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None, global_batch,
+                                          facts.printed)
         groups[(m.submitter, system, benchmark)].append(verdict)
         read_for_rcp[(m.submitter, system, benchmark)].append(rcp_reading(facts, rules.ruleset))
         if verdict.valid:

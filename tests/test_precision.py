@@ -1,0 +1,109 @@
+"""The precision each run trained at: from its log under every spelling seen, the configuration it prints, its
+configuration's name, the submitter's own word, and only then an assumption; MFU against that precision's peak."""
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import read_shipped_round
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mlperf_scaling.reference.lookup import accelerator_spec, precision_statement, precision_statements
+from mlperf_scaling.tasks.metrics.context import result_context, run_precision
+from mlperf_scaling.tasks.parse.result_log import parse_log
+from mlperf_scaling.tasks.parse.run_config import printed_configuration, run_configuration
+
+EXCERPTS = Path(__file__).parent / "fixtures" / "logs" / "precision"
+
+
+def _configuration(name: str):
+    facts = parse_log((EXCERPTS / name).read_bytes())
+    return run_configuration(facts.configuration, 8, None, facts.printed)
+
+
+@pytest.mark.parametrize("name, precision, source", [
+    # AMD's v6.0 logs spell the key without `_in_`
+    ("v6.0_AMD_MI355X_EPYC_9575F_primus_llama2_70b_lora_result_0_excerpt.txt", "mxfp4", "log key lowest_numerical_precision_linear"),
+    ("v6.0_AMD_MI350X_EPYC_9575F_primus_llama31_8b_result_0_excerpt.txt", "mxfp4", "log key lowest_numerical_precision_linear"),
+    # NVFP4 under a config name without fp4: only the printed configuration says it
+    ("v5.1_Nebius_nebius_b300_n1_llama2_70b_lora_result_1_excerpt.txt", "nvfp4", "the configuration the log prints: fp4 true, fp4_recipe nvfp4"),
+    # FP8 although the dump prints `fp4_recipe: nvfp4` and `precision: bf16-mixed`
+    ("v5.1_Dell_1xXE9780x8B300-SXM-270GB_llama2_70b_lora_result_4_excerpt.txt", "fp8", "the configuration the log prints: fp8 true"),
+    ("v5.1_Oracle_2xBM.GPU.B200.8_flux1_result_0_excerpt.txt", "fp8", "the configuration the log prints: fp8 e4m3, fp8_recipe mxfp8"),
+    ("v4.0_Oracle_8xBM.GPU.H100.8_stable_diffusion_result_1_excerpt.txt", "fp16", "the configuration the log prints: precision: 16"),
+])
+def test_real_logs_say_their_precision(name, precision, source):
+    configuration = _configuration(name)
+    assert (configuration.precision_linear, configuration.precision_source) == (precision, source)
+
+
+def test_the_rules_spelling_is_read_too():
+    line = (':::MLLOG {"namespace": "", "time_ms": 1, "event_type": "POINT_IN_TIME", "key": "lowest_numerical_precision_in_linear", '
+            '"value": "nvfp4", "metadata": {"file": "train.py", "lineno": 1}}\n')
+    facts = parse_log(line.encode())
+    assert run_configuration(facts.configuration, 8, None, facts.printed).precision_source == "log key lowest_numerical_precision_in_linear"
+
+
+def test_the_printed_config_name_is_read_when_the_dump_is_silent():
+    text = ":::DLPAL /images/llama.sqsh 712 1 worker-0 'unknown' DGXB200_1x8x1xtp1pp1cp1_fp4\n"
+    printed = printed_configuration(text)
+    assert printed is not None and printed.precision is None and printed.config_name == "DGXB200_1x8x1xtp1pp1cp1_fp4"
+    configuration = run_configuration({}, 8, None, printed)
+    assert (configuration.precision_linear, configuration.precision_source) == ("fp4", "config name DGXB200_1x8x1xtp1pp1cp1_fp4")
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=400))
+def test_any_text_prints_at_most_one_precision_of_the_rules(text):
+    printed = printed_configuration(text)
+    assert printed is None or printed.precision in (None, "nvfp4", "mxfp4", "fp8", "fp16", "bfloat16")
+
+
+def test_every_statement_is_sourced_and_in_the_rules_vocabulary():
+    for said in precision_statements():
+        assert said.kind in ("configuration", "statement") and said.source.startswith("https://") and said.quote
+        assert said.precision in ("fp8", "nvfp4", "mxfp4", "int8", "bfloat16", "fp16")
+
+
+def test_nvidia_v51_runs_are_scored_at_the_precision_their_config_names():
+    said = precision_statement("v5.1", "NVIDIA", "theia_ngpu512_ngc25.09_nemo", "llama31_405b", "GB300")
+    assert said is not None and said.precision == "nvfp4" and "config_GB300_128x4x72xtp2pp8cp2_cg_fp4.sh" in said.quote
+    # its LoRA ran in NVFP4 at 8 GPUs only, FP8 at 72 and 512
+    assert precision_statement("v5.1", "NVIDIA", "theia_ngpu8_ngc25.09_nemo", "llama2_70b_lora", "GB300").precision == "nvfp4"
+    assert precision_statement("v5.1", "NVIDIA", "theia_ngpu72_ngc25.09_nemo", "llama2_70b_lora", "GB300").precision == "fp8"
+
+
+def test_an_assumption_is_the_last_resort_and_says_so():
+    spec = accelerator_spec("H100", "SXM", 80)
+    assumed = run_precision(None, None, "v4.1", "Dell", "XE9680x8H100-SXM-80GB", "gpt3", "H100", spec, True)
+    assert (assumed.precision, assumed.source) == ("fp8", "assumed") and "say nothing" in assumed.evidence
+    logged = run_precision("mxfp4", "log key lowest_numerical_precision_linear", "v6.0", "AMD", "x", "llama31_8b", "MI350X", spec, True)
+    assert (logged.precision, logged.source) == ("mxfp4", "log")
+    google = run_precision(None, None, "v4.1", "Google", "cloud-tpu-v5p-8192-maxtext", "gpt3", "TPU v5p", accelerator_spec("TPU v5p", "board", 95), True)
+    assert (google.precision, google.source) == ("int8", "config name") and "quantization=int8" in google.evidence
+
+
+def _context(round_name: str) -> pl.DataFrame:
+    from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+
+    data, _ = read_shipped_round(round_name)
+    return result_context(data.scores, data.systems, data.energy, efficiency_table(data.scores)[0])
+
+
+def test_v51_language_models_are_scored_at_the_precision_they_used():
+    context = _context("v5.1")
+    gb300 = context.filter(pl.col("system") == "theia_ngpu512_ngc25.09_nemo", pl.col("benchmark") == "llama31_405b").row(0, named=True)
+    assert (gb300["precision"], gb300["precision_source"], gb300["peak_precision"]) == ("nvfp4", "config name", "fp4")
+    assert gb300["mfu"] == pytest.approx(0.22, abs=0.01) and gb300["achieved_over_16bit_peak"] > 1  # not a utilisation
+    nebius = context.filter(pl.col("submitter") == "Nebius", pl.col("system") == "nebius_b300_n1", pl.col("benchmark") == "llama2_70b_lora")
+    assert nebius.row(0, named=True)["precision"] == "nvfp4" and nebius.row(0, named=True)["precision_source"] == "log"
+    # no MFU above the physical peak, and each missing MFU says why
+    assert context.filter(pl.col("mfu") > 1).height == 0
+    assert context.filter(pl.col("mfu").is_null() & pl.col("achieved_tflops_per_accelerator").is_not_null() & pl.col("mfu_note").is_null()).height == 0
+
+
+def test_google_tpu_gpt3_is_scored_at_int8():
+    context = _context("v4.1")
+    tpu = context.filter(pl.col("submitter") == "Google", pl.col("benchmark") == "gpt3")
+    assert tpu.height == 7 and set(tpu["precision"]) == {"int8"} and set(tpu["peak_precision"]) == {"int8"}
+    assert tpu["mfu"].max() < 0.5
