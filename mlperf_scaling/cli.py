@@ -132,16 +132,18 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     plan.add_argument("benchmark", metavar="BENCHMARK", nargs="?",
                       help="benchmark folder or name across rounds, e.g. llama2_70b_lora, bert; or, instead, --model-params")
     model = plan.add_argument_group(
-        "a language model that is not a benchmark", "time, accelerator-hours and energy from the model FLOPs utilisation the measured "
-        "language models reached on the accelerator, with an interval backtested by leaving whole benchmarks out")
+        "a language model that is not a benchmark", "time, accelerator-hours, energy and cost at the MLPerf pace (the model FLOPs "
+        "utilisation the measured language models reached on the accelerator) and in production (that pace times what public "
+        "production runs took beyond it), each with an interval backtested on cases it never saw")
     model.add_argument("--model-params", type=float, metavar="P", help="parameters, e.g. 70e9 (with --tokens and --accelerator)")
     model.add_argument("--tokens", type=float, metavar="T", help="training tokens, e.g. 2e12")
     model.add_argument("--active-params", type=float, metavar="P", help="parameters per token of a mixture of experts (default: all)")
     model.add_argument("--seq-len", type=float, metavar="S", default=8192, help="sequence length in tokens (default 8192)")
-    model.add_argument("--precision", choices=["fp8", "bf16", "fp16", "fp4"],
-                       help="the training's precision (default: the one measured on the accelerator)")
+    model.add_argument("--precision", choices=["bf16", "fp16", "fp8", "int8", "fp4", "nvfp4", "mxfp4"],
+                       help="the training's precision, any the accelerator's datasheet has (default: bf16, or fp16 on a chip without it)")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
-                      "(default: the group with the most accelerator counts measured)")
+                      "(default: the group with the most accelerator counts measured); with --model-params, any accelerator with a "
+                      "datasheet (TPU v4, V100-SXM)")
     plan.add_argument("--round", "--rounds", dest="round_name", default="best",
                       help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator counts); "
                       "latest: the newest round with it")

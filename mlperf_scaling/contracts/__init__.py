@@ -10,6 +10,7 @@ from mlperf_scaling.contracts.explanations import ExplanationsSchema
 from mlperf_scaling.contracts.ingestions import IngestionsSchema
 from mlperf_scaling.contracts.paper_claims import PaperClaimsSchema
 from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
+from mlperf_scaling.contracts.production_backtest import ProductionBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
@@ -45,5 +46,6 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "paper_claims": PaperClaimsSchema,
     "workload_ranking": WorkloadRankingSchema,
     "transfer_backtest": TransferBacktestSchema,
+    "production_backtest": ProductionBacktestSchema,
     "score_changes": ScoreChangesSchema,
 }

@@ -200,7 +200,8 @@ class AcceleratorSpec:
     tdp_w: float | None
     peak_tflops: dict[str, float]  # precision -> peak dense TFLOP/s (TOP/s for int8): fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8
     source: str  # the vendor's datasheet, whitepaper or product page
-    name_pattern: str = ""  # a model the row alone describes (V100S beside the V100 PCIe 32 GB), matched in its published name
+    name_pattern: str = ""
+    architecture: str = ""  # the vendor's architecture (NVIDIA Hopper, AMD CDNA 3, Google TPU v5p): a generation  # a model the row alone describes (V100S beside the V100 PCIe 32 GB), matched in its published name
 
 
 _PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4")
@@ -219,7 +220,7 @@ def accelerator_specs() -> tuple[AcceleratorSpec, ...]:
         year = row["year"].strip()
         rows.append(AcceleratorSpec(row["family"], row["form_factor"], int(year) if year else None, _float_or_none(row["memory_gb"]),
                                     _float_or_none(row["memory_bandwidth_tb_s"]), _float_or_none(row["tdp_w"]), peaks, row["source"],
-                                    row["name_pattern"].strip()))
+                                    row["name_pattern"].strip(), row["architecture"]))
     return tuple(rows)
 
 
@@ -313,3 +314,35 @@ def precision_statement(round_name: str, submitter: str, system: str, benchmark:
              and (not s.systems or system in s.systems) and (not s.accelerator_families or family in s.accelerator_families)]
     found.sort(key=lambda s: (s.kind != "configuration", not s.systems))
     return found[0] if found else None
+
+
+DEFAULT_SEQUENCE_LENGTH = 2048.0  # where a public run does not state its sequence length
+
+
+@dataclass(frozen=True)
+class ProductionRun:
+    """A public production training run with its reported accelerator-hours (production_runs.tsv, each with its source)."""
+
+    run: str
+    organisation: str
+    published: str
+    accelerator_name: str
+    datasheet_family: str  # the datasheet row its compute is read from (an H800 is an H100's)
+    accelerators: int | None
+    parameters: float
+    active_parameters: float
+    tokens: float
+    seq_len: float  # DEFAULT_SEQUENCE_LENGTH where not stated
+    precision: str  # the rules' vocabulary, or "" where the source does not say
+    accelerator_hours: float
+    source: str
+
+
+@functools.cache
+def production_runs() -> tuple[ProductionRun, ...]:
+    return tuple(ProductionRun(row["run"], row["organisation"], row["published"], row["accelerator_name"], row["datasheet_family"],
+                               int(row["accelerators"]) if row["accelerators"].strip() else None, float(row["parameters"]),
+                               float(row["active_parameters"]), float(row["tokens"]),
+                               float(row["seq_len"]) if row["seq_len"].strip() else DEFAULT_SEQUENCE_LENGTH, row["precision"],
+                               float(row["accelerator_hours"]), row["source"])
+                 for row in _read_tsv("production_runs.tsv"))

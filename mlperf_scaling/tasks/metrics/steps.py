@@ -15,6 +15,7 @@ from mlperf_scaling.contracts.efficiency import EfficiencySchema
 from mlperf_scaling.contracts.explanations import ExplanationsSchema
 from mlperf_scaling.contracts.paper_claims import PaperClaimsSchema
 from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
+from mlperf_scaling.contracts.production_backtest import ProductionBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
@@ -32,6 +33,7 @@ from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.explain import explain_workload, explanation_table, workload_results
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
+from mlperf_scaling.tasks.metrics.production import production_backtest, production_cases
 from mlperf_scaling.tasks.metrics.recommend import recommendation_table
 from mlperf_scaling.tasks.metrics.transfer import language_model_evidence, transfer_backtest
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
@@ -109,12 +111,13 @@ class Trends:
     claims: pl.DataFrame
     ranking: pl.DataFrame
     transfer: pl.DataFrame
+    production: pl.DataFrame
     context: pl.DataFrame  # every round's result_context, read for the pages; not a trend table
 
     def tables(self) -> dict[str, pl.DataFrame]:
         return {"carried_over": self.carried_over, "round_trends": self.round_trends, "software_gains": self.software_gains,
                 "explanations": self.explanations, "paper_claims": self.claims, "workload_ranking": self.ranking,
-                "transfer_backtest": self.transfer}
+                "transfer_backtest": self.transfer, "production_backtest": self.production}
 
 
 @task(name="compute-trends", cache_policy=NO_CACHE)
@@ -130,7 +133,8 @@ def compute_trends(warehouse: str) -> Trends:
         ExplanationsSchema.validate(explanation_table(context, map_on_cores(explain_workload, workload_results(context), PARSE)), lazy=True),
         PaperClaimsSchema.validate(claims_table(efficiency, context, exclusions, scores), lazy=True),
         WorkloadRankingSchema.validate(workload_ranking(fits), lazy=True),
-        TransferBacktestSchema.validate(transfer_backtest(language_model_evidence(context)), lazy=True),
+        TransferBacktestSchema.validate(transfer_backtest(evidence := language_model_evidence(context)), lazy=True),
+        ProductionBacktestSchema.validate(production_backtest(production_cases(evidence)), lazy=True),
         context,
     )
 

@@ -15,17 +15,25 @@ close its size is: exp(-ln(P / P_b)^2 / 2) (one e-fold of parameters). It does n
 accelerator count: with four benchmarks, leaving one out made any fitted slope miss by more than the flat average did
 (the backtest below). Within a benchmark MLPerf's larger systems train the same tokens at a smaller batch per
 accelerator (strong scaling), which is not what a model trained on 10^12 tokens does; so utilisation is taken as
-independent of N within the counts measured, and a count beyond them is refused.
+independent of N, and a count beyond the measured ones widens the interval (below).
 
 The interval: every language-model benchmark is left out in turn and its scores predicted from the others
 (`transfer_backtest`). The log ratios ln(measured / predicted utilisation), each benchmark weighing the same, give
 the 5 % and 95 % quantiles that make the 90 % interval. In the backtest itself a benchmark's interval is learnt from
 the others' backtests without it (nested), so the coverage it records is out of sample.
 
-Outside the evidence nothing is predicted and the reason names the missing measurement: an accelerator with no
-language model measured, a precision not measured on it, a model more than SIZE_REACH beyond the sizes measured on
-it, a count more than SCALE_REACH beyond its counts, a sequence length more than SEQUENCE_REACH beyond, a mixture of
-experts where none was measured, or weights and optimiser state that do not fit in the accelerators' memory.
+Beyond the evidence the answer widens instead of refusing. How far a request lies from what was measured on its
+accelerator (its size, its sequence length, its count, a mixture of experts predicted from dense models) is a factor
+`reach` (1 within), and the backtest records each case's. On the shipped rounds the errors did not grow with it: the
+cases more than five times beyond the evidence (a held-out benchmark's size or counts against the others') erred a
+third as much as the ones within. So the interval is the backtest's within the farthest reach it saw, and only beyond
+that are its log bounds multiplied by 1 + ln(reach / the farthest seen), as the benchmark planner's are beyond its
+measured counts (tasks/metrics/calibration.py). A precision not measured on the accelerator is planned from the one that was, its utilisation
+carried over by a factor learnt from runs measured at both (tasks/metrics/precision_change.py), whose spread is added
+to the interval. An accelerator with a datasheet but no language model measured is planned from every accelerator
+measured (`pooled`), with the interval a second backtest learns by leaving each accelerator out in turn. Only what
+cannot be stated is refused: an accelerator without a datasheet, a precision its datasheet lacks, weights and optimiser
+state that do not fit in the accelerators' memory.
 """
 
 from __future__ import annotations
@@ -35,18 +43,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+from scipy.stats import norm
 
-from mlperf_scaling.reference.lookup import benchmark_work
+from mlperf_scaling.reference.lookup import AcceleratorSpec, accelerator_specs, benchmark_work
+from mlperf_scaling.tasks.metrics.accelerators import group_name
 from mlperf_scaling.tasks.metrics.calibration import LEVEL  # one stated interval for every answer
+from mlperf_scaling.tasks.metrics.precision_change import BITS, PrecisionChange, PrecisionChanges, learn_precision_changes
 
 ASPECT_RATIO = 128.0  # d_model / layers of the measured models
 SIZE_BANDWIDTH = 1.0  # in ln(active parameters): a benchmark e times larger or smaller weighs exp(-1/2)
-SIZE_REACH = 10.0  # a model at most this factor beyond the largest or smallest size measured on the accelerator
-SCALE_REACH = 16.0  # a count at most this factor beyond the counts measured on the accelerator (four doublings)
-SEQUENCE_REACH = 4.0
+KIND_REACH = math.e  # a mixture of experts planned from dense models (or the reverse) is as far as a model e times larger
 BYTES_PER_PARAMETER = 16  # mixed-precision Adam: 16-bit weights and gradients, 32-bit master weights and two moments
 LORA, LORA_BYTES_PER_PARAMETER = "LoRA fine-tuning", 2  # frozen 16-bit weights; the adapters' state is negligible
 USABLE_MEMORY = 0.9  # of the datasheet's memory, the rest left to activations, buffers and the runtime
+_Z = float(norm.ppf(1 - (1 - LEVEL) / 2))  # a spread in sigmas at the stated level
+# the precisions a request may name -> the datasheet's columns
+PRECISION_COLUMN = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp8": "fp8", "int8": "int8", "fp6": "fp6",
+                    "mxfp6": "fp6", "fp4": "fp4", "nvfp4": "fp4", "mxfp4": "fp4"}
 
 _EVIDENCE_COLUMNS = ["benchmark", "round", "submitter", "system", "accelerator_family", "accelerator_group", "accelerators", "parameters", "active_parameters",
                      "seq_len", "training", "moe", "precision", "precision_assumed", "peak_tflops", "accelerator_memory_gb", "time_to_train_min",
@@ -66,6 +79,17 @@ def attention_share(active_parameters: float, seq_len: float) -> float:
 def training_flops(active_parameters: float, tokens: float, seq_len: float) -> float:
     """A pretraining's model FLOPs, attention counted."""
     return 6.0 * active_parameters * tokens * (1.0 + attention_share(active_parameters, seq_len))
+
+
+def datasheet_of_group(group: str) -> AcceleratorSpec | None:
+    """The datasheet row of a comparable group (H100-SXM, TPU v4): its first row with peaks."""
+    rows = [spec for spec in accelerator_specs() if group_name(spec.family, spec.form_factor, spec.family) == group and not spec.name_pattern]
+    return next((spec for spec in rows if spec.peak_tflops), None)
+
+
+def datasheet_groups() -> list[str]:
+    """Every comparable group with a datasheet that states a peak."""
+    return sorted({group_name(spec.family, spec.form_factor, spec.family) for spec in accelerator_specs() if spec.peak_tflops})
 
 
 def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
@@ -102,7 +126,7 @@ class Request:
     parameters: float
     seq_len: float
     accelerator_group: str
-    precision: str | None = None  # None: the one measured on the accelerator
+    precision: str | None = None  # None: 16-bit mixed precision, the usual one of production runs
     accelerators: int | None = None
     bytes_per_parameter: float = BYTES_PER_PARAMETER  # 2 for LoRA: frozen 16-bit weights, no optimiser state
 
@@ -128,15 +152,29 @@ class Cell:
 
 @dataclass(frozen=True)
 class Transfer:
-    """Utilisation predicted for a request, from the cells it leans on; `refused` names what is missing instead."""
+    """Utilisation predicted for a request, from the cells it leans on; `refused` names what cannot be stated instead."""
 
     request: Request
-    precision: str | None = None
-    precision_assumed: bool = False  # no log of the runs leaned on says its precision: the round's and accelerator's usual
+    precision: str | None = None  # the datasheet column planned at
+    precision_assumed: bool = False  # the request named no precision: 16 bits, the usual one
     peak_tflops: float | None = None
     mfu_with_attention: float | None = None
     cells: list[Cell] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    pooled: bool = False  # no language model measured on the accelerator: every accelerator measured, pooled
+    change: PrecisionChange | None = None  # the precision asked for was not measured: carried from the one that was
+    reach: float = 1.0  # how far beyond the evidence, as a factor (1 within)
+    far: list[str] = field(default_factory=list)  # what lies beyond it, said
+
+    def widened(self, bounds: Calibrated) -> tuple[float, float]:
+        """A log interval's bounds, widened where the request lies farther from the evidence than any backtested case did,
+        and by a precision change's spread."""
+        scale = 1.0 + math.log(max(self.reach / bounds.reach_seen, 1.0))
+        low, high = bounds.low * scale, bounds.high * scale
+        if self.change is not None and self.change.log_sd > 0:
+            extra = _Z * self.change.log_sd
+            low, high = -math.hypot(min(low, 0.0), extra), math.hypot(max(high, 0.0), extra)
+        return low, high
 
 
 def _reach(value: float, low: float, high: float) -> float:
@@ -157,9 +195,9 @@ def _fits_in_memory(request: Request, accelerators: int, memory_gb: float | None
     held = accelerators * memory_gb * USABLE_MEMORY
     if needed <= held:
         return None
-    return (f"{request.parameters:.3g} parameters need about {needed:,.0f} GB of weights and optimiser state ({request.bytes_per_parameter:g} bytes "
-            f"each); {accelerators:,} {request.accelerator_group} hold {held:,.0f} GB ({USABLE_MEMORY:.0%} of {memory_gb:g} GB each): "
-            f"at least {math.ceil(needed / (memory_gb * USABLE_MEMORY)):,} are needed")
+    return (f"{request.parameters / 1e9:,.3g} billion parameters need about {needed:,.0f} GB of weights and optimiser state "
+            f"({request.bytes_per_parameter:g} bytes each); {accelerators:,} {request.accelerator_group} hold {held:,.0f} GB "
+            f"({USABLE_MEMORY:.0%} of {memory_gb:g} GB each): at least {math.ceil(needed / (memory_gb * USABLE_MEMORY)):,} are needed")
 
 
 def smallest_that_fits(request: Request, memory_gb: float | None) -> int:
@@ -169,46 +207,103 @@ def smallest_that_fits(request: Request, memory_gb: float | None) -> int:
     return max(1, math.ceil(request.parameters * request.bytes_per_parameter / 1e9 / (memory_gb * USABLE_MEMORY)))
 
 
-def transfer(evidence: pl.DataFrame, request: Request, reach: bool = True) -> Transfer:
-    """The utilisation a request can expect on its accelerator, or the measurements it lacks. `reach=False` predicts
-    however far the request is from the sizes, counts and sequence lengths measured (the calibration's pool)."""
-    on = evidence.filter(pl.col("accelerator_group") == request.accelerator_group)
+def memory_of(request: Request, evidence: pl.DataFrame) -> float | None:
+    """The memory of one accelerator: as its systems describe it where measured, else its datasheet's."""
+    measured = median_memory_gb(evidence.filter(pl.col("accelerator_group") == request.accelerator_group))
+    spec = datasheet_of_group(request.accelerator_group)
+    return measured if measured is not None else (spec.memory_gb if spec is not None else None)
+
+
+def _nearest_measured(target: str, measured: list[str]) -> str:
+    """The measured precision closest in bits to the one asked for; between two as close, the wider."""
+    return min(measured, key=lambda p: (abs(math.log2(BITS[p] / BITS[target])), -BITS[p]))
+
+
+def transfer(evidence: pl.DataFrame, request: Request, changes: PrecisionChanges | None = None) -> Transfer:
+    """The utilisation a request can expect on its accelerator, how far it lies from the evidence, or what cannot be
+    stated."""
     group = request.accelerator_group
-    if on.is_empty():
-        measured = sorted(evidence["accelerator_group"].unique().to_list())
-        return Transfer(request, refused=[f"no language model measured on {group} (measured on: {', '.join(measured)})"])
-    precisions = on["precision"].drop_nulls()
-    precision = request.precision or (precisions.mode().sort()[0] if precisions.len() else None)
-    on = on.filter(pl.col("precision") == precision)
-    if on.is_empty():
-        return Transfer(request, refused=[f"no language model measured on {group} at {request.precision} "
-                                          f"(measured at {', '.join(sorted(precisions.unique().to_list()))})"])
-    refused: list[str] = []
-    same_kind = on.filter(pl.col("moe") == request.moe)
+    spec = datasheet_of_group(group)
+    if spec is None:
+        return Transfer(request, refused=[f"no datasheet for {group} (reference/accelerator_specs.tsv lists: {', '.join(datasheet_groups())})"])
+    if evidence.is_empty():
+        return Transfer(request, refused=["no language model with a known utilisation in the warehouse: run `mlperf-scaling run` first"])
+    on = evidence.filter(pl.col("accelerator_group") == group)
+    pooled = on.is_empty()
+    rows = evidence if pooled else on
+    far: list[str] = []
+    if pooled:
+        far.append(f"no language model measured on {group}: planned from every accelerator measured ({', '.join(sorted(evidence['accelerator_group'].unique().to_list()))})")
+    measured = sorted(p for p in rows["precision"].drop_nulls().unique().to_list() if p in BITS)
+    # a request that names no precision is planned at 16 bits, as most public production runs train (the benchmark
+    # submissions' FP8 and FP4 are a choice the request makes with --precision)
+    assumed = request.precision is None
+    target = PRECISION_COLUMN[request.precision] if request.precision is not None else ("bf16" if "bf16" in spec.peak_tflops else "fp16")
+    peak = spec.peak_tflops.get(target)
+    if peak is None:
+        return Transfer(request, target, refused=[f"{spec.family}'s datasheet lists no {target} peak (it lists {', '.join(sorted(spec.peak_tflops))})"])
+    change = None
+    changes = changes or learn_precision_changes(evidence)
+    if pooled:
+        # every accelerator's scores, each carried to the precision asked for: the most evidence there is
+        at, change = _carried_to(rows, target, spec, changes)
+    else:
+        source = target if target in measured else _nearest_measured(target, measured)
+        if source != target:
+            change = changes.between(source, target, {source: _peak_or(spec, source), target: peak})
+        at = rows.filter(pl.col("precision") == source)
+    same_kind = at.filter(pl.col("moe") == request.moe)
+    reach = 1.0
     if same_kind.is_empty():
         kind = "mixture-of-experts" if request.moe else "dense"
-        refused.append(f"no {kind} language model measured on {group}: its utilisation is not the other kind's")
-        same_kind = on
-    sizes = same_kind["active_parameters"].to_numpy()
-    if reach and _reach(request.active_parameters, sizes.min(), sizes.max()) > SIZE_REACH:
-        refused.append(f"no model within {SIZE_REACH:g}x of {request.active_parameters:.3g} active parameters measured on {group} "
-                       f"(measured: {sizes.min():.3g} to {sizes.max():.3g})")
-    seqs = same_kind["seq_len"].to_numpy()
-    if reach and _reach(request.seq_len, seqs.min(), seqs.max()) > SEQUENCE_REACH:
-        refused.append(f"no sequence length within {SEQUENCE_REACH:g}x of {request.seq_len:,.0f} measured on {group} "
-                       f"(measured: {seqs.min():,.0f} to {seqs.max():,.0f} tokens)")
-    counts = same_kind["accelerators"].to_numpy()
-    memory_gb = median_memory_gb(same_kind)
-    if request.accelerators is not None and reach:
-        if _reach(request.accelerators, counts.min(), counts.max()) > SCALE_REACH:
-            refused.append(f"no language model measured on {group} within {SCALE_REACH:g}x of {request.accelerators:,} accelerators "
-                           f"(measured: {counts.min():,} to {counts.max():,})")
-        if too_small := _fits_in_memory(request, request.accelerators, memory_gb):
+        far.append(f"no {kind} language model measured: planned from the other kind")
+        same_kind, reach = at, KIND_REACH
+    sizes, seqs = same_kind["active_parameters"].to_numpy(), same_kind["seq_len"].to_numpy()
+    for what, value, low, high in (("active parameters", request.active_parameters, sizes.min(), sizes.max()),
+                                   ("sequence length", request.seq_len, seqs.min(), seqs.max())):
+        beyond = _reach(value, low, high)
+        if beyond > 1:
+            far.append(f"{what} {value:,.3g} is x{beyond:.1f} beyond those measured ({low:,.3g} to {high:,.3g})")
+        reach = max(reach, beyond)
+    refused: list[str] = []
+    if request.accelerators is not None:
+        counts = same_kind["accelerators"].to_numpy()
+        beyond = _reach(request.accelerators, counts.min(), counts.max())
+        if beyond > 1:
+            far.append(f"{request.accelerators:,} accelerators is x{beyond:.1f} beyond the counts measured ({counts.min():,} to {counts.max():,})")
+        reach = max(reach, beyond)
+        if too_small := _fits_in_memory(request, request.accelerators, memory_of(request, evidence)):
             refused.append(too_small)
     cells = _cells(same_kind, request.active_parameters)
-    mfu = math.exp(sum(c.weight * math.log(c.mfu_with_attention) for c in cells))
-    peak = float(np.median(same_kind["peak_tflops"].to_numpy()))
-    return Transfer(request, precision, bool(same_kind["precision_assumed"].all()), peak, None if refused else mfu, cells, refused)
+    carried = change.factor if change is not None and not pooled else 1.0  # pooled scores were carried one by one
+    mfu = math.exp(sum(c.weight * math.log(c.mfu_with_attention) for c in cells)) * carried
+    return Transfer(request, target, assumed, peak, None if refused else mfu, cells, refused, pooled, change, reach, far)
+
+
+def _carried_to(rows: pl.DataFrame, target: str, spec: AcceleratorSpec, changes: PrecisionChanges) -> tuple[pl.DataFrame, PrecisionChange | None]:
+    """Scores measured at several precisions, their utilisation carried to `target`; the change of the most common
+    source precision, to say (its spread is the widest of those applied)."""
+    kept, applied = [], []
+    for (source,), part in rows.filter(pl.col("precision").is_in(list(BITS))).group_by("precision"):
+        if BITS[str(source)] == BITS[target]:
+            kept.append(part)
+            continue
+        peaks = {str(source): spec.peak_tflops.get(str(source)) or spec.peak_tflops.get(target), target: spec.peak_tflops[target]}
+        change = changes.between(str(source), target, peaks)  # type: ignore[arg-type]
+        kept.append(part.with_columns(pl.col("mfu_with_attention") * change.factor))
+        applied.append((part.height, change))
+    if not applied:
+        return pl.concat(kept), None
+    _, common = max(applied, key=lambda item: item[0])
+    widest = max(change.log_sd for _, change in applied)
+    return pl.concat(kept), PrecisionChange(common.source, target, common.factor, widest,
+                                            common.basis + ("; the other precisions carried likewise" if len(applied) > 1 else ""))
+
+
+def _peak_or(spec: AcceleratorSpec, column: str) -> float:
+    """A datasheet peak; the class's other column where the chip lists only one (int8 for fp8 on a TPU)."""
+    twins = {"fp8": "int8", "int8": "fp8", "bf16": "fp16", "fp16": "bf16"}
+    return spec.peak_tflops.get(column) or spec.peak_tflops[twins[column]]
 
 
 def _cells(rows: pl.DataFrame, active_parameters: float) -> list[Cell]:
@@ -226,8 +321,9 @@ def _cells(rows: pl.DataFrame, active_parameters: float) -> list[Cell]:
 
 
 def leaned_on_text(cells: list[Cell]) -> str:
-    return "; ".join(f"{c.benchmark} {c.weight * 100:.0f} % ({c.scores} scores, {c.rounds}, {c.accelerators_low:,}-{c.accelerators_high:,} "
-                     f"accelerators, MFU {c.mfu_with_attention:.3f})" for c in sorted(cells, key=lambda c: -c.weight))
+    return "; ".join(f"{c.benchmark} {c.weight * 100:.0f} % ({c.scores} score{'s' if c.scores != 1 else ''}, {c.rounds}, "
+                     f"{c.accelerators_low:,}-{c.accelerators_high:,} accelerators, MFU {c.mfu_with_attention:.3f})"
+                     for c in sorted(cells, key=lambda c: -c.weight))
 
 
 def _request_of(row: dict, accelerators: bool = True) -> Request:
@@ -236,7 +332,7 @@ def _request_of(row: dict, accelerators: bool = True) -> Request:
 
 
 def _weights(benchmarks: pl.Series) -> np.ndarray:
-    """Every benchmark weighs the same, however many scores it has."""
+    """Every benchmark (or accelerator) weighs the same, however many scores it has."""
     counts = benchmarks.value_counts()
     per = dict(zip(counts[benchmarks.name], counts["count"], strict=True))
     return np.array([1.0 / per[b] for b in benchmarks])
@@ -259,60 +355,91 @@ def time_bounds(predicted: float, bounds: tuple[float, float]) -> tuple[float, f
     return predicted * math.exp(-bounds[1]), predicted * math.exp(-bounds[0])
 
 
-def calibration(backtest: pl.DataFrame) -> tuple[float, float] | None:
-    """The interval's ends learnt from a backtest's predicted cases; None where it has none."""
-    cases = backtest.filter(pl.col("log_ratio").is_not_null())
+@dataclass(frozen=True)
+class Calibrated:
+    """The stated interval's log bounds, and the farthest reach its backtest saw: within it the errors did not grow with
+    the distance (on the shipped rounds the median error of the cases more than five times beyond the evidence was a third
+    of the others'), so only a request beyond it is widened."""
+
+    low: float
+    high: float
+    reach_seen: float
+
+
+def calibration(backtest: pl.DataFrame, left_out: str = "benchmark") -> Calibrated | None:
+    """The interval's ends learnt from a backtest's predicted cases (those of one way of leaving out); None where it has
+    none."""
+    cases = backtest.filter(pl.col("log_ratio").is_not_null() & (pl.col("left_out") == left_out))
     if cases.is_empty():
         return None
-    return interval_bounds(cases["log_ratio"].to_numpy(), _weights(cases["held_out"]))
+    low, high = interval_bounds(cases["log_ratio"].to_numpy(), _weights(cases["held_out"]))
+    return Calibrated(low, high, float(cases["reach"].max()))  # type: ignore[arg-type]
 
 
 _BACKTEST_SCHEMA = {
-    "held_out": pl.String, "round": pl.String, "submitter": pl.String, "system": pl.String, "accelerator_group": pl.String,
+    "left_out": pl.String, "held_out": pl.String, "benchmark": pl.String, "round": pl.String, "submitter": pl.String, "system": pl.String, "accelerator_group": pl.String,
     "accelerators": pl.Int64, "active_parameters": pl.Float64, "seq_len": pl.Float64, "precision": pl.String,
     "measured_time_min": pl.Float64, "measured_mfu_with_attention": pl.Float64, "predicted_mfu_with_attention": pl.Float64,
-    "log_ratio": pl.Float64, "predicted_time_min": pl.Float64, "predicted_time_min_low": pl.Float64, "predicted_time_min_high": pl.Float64,
-    "leaned_on": pl.String, "refused": pl.String,
+    "log_ratio": pl.Float64, "reach": pl.Float64, "precision_change": pl.String, "predicted_time_min": pl.Float64,
+    "predicted_time_min_low": pl.Float64, "predicted_time_min_high": pl.Float64, "leaned_on": pl.String, "refused": pl.String,
 }
+BENCHMARK, ACCELERATOR = "benchmark", "accelerator"  # what a backtest case leaves out: its benchmark, or its accelerator
 
 
-def _leave_each_out(evidence: pl.DataFrame, nested: bool, reach: bool = True) -> pl.DataFrame:
+def _leave_each_out(evidence: pl.DataFrame, nested: bool, by: str = BENCHMARK, pool: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Every score predicted with its benchmark (or its accelerator) left out. Nested: each case's interval learnt without
+    its group too: for a held-out benchmark from the other benchmarks' own backtest; for a held-out accelerator from the
+    errors of the other accelerators in `pool` (each predicted without itself, as a jackknife: leaving two out at every
+    level would cost the main job seconds for the same figures)."""
+    column = "benchmark" if by == BENCHMARK else "accelerator_group"
     rows = []
-    for held_out in sorted(evidence["benchmark"].unique().to_list()):
-        others = evidence.filter(pl.col("benchmark") != held_out)
-        bounds = calibration(_leave_each_out(others, nested=False, reach=False)) if nested else None
-        for row in evidence.filter(pl.col("benchmark") == held_out).iter_rows(named=True):
-            found = transfer(others, _request_of(row), reach)
+    for held_out in sorted(evidence[column].unique().to_list()):
+        others = evidence.filter(pl.col(column) != held_out)
+        changes = learn_precision_changes(others)  # the factor between precisions learnt without the held-out group too
+        pools: dict[str, pl.DataFrame] = {}  # the fold's calibration pools, made when a case needs one
+        for row in evidence.filter(pl.col(column) == held_out).iter_rows(named=True):
+            found = transfer(others, _request_of(row), changes)
             predicted = found.mfu_with_attention
+            bounds = None
+            if nested and predicted is not None:
+                way = ACCELERATOR if found.pooled else BENCHMARK
+                if way not in pools:
+                    jackknife = way == ACCELERATOR and by == ACCELERATOR and pool is not None
+                    pools[way] = pool.filter(pl.col("held_out") != held_out) if jackknife else _leave_each_out(others, nested=False, by=way)  # type: ignore[union-attr]
+                bounds = calibration(pools[way], way)
             case = dict.fromkeys(_BACKTEST_SCHEMA) | {
-                "held_out": held_out, "round": row["round"], "submitter": row["submitter"], "system": row["system"],
+                "left_out": by, "held_out": held_out, "benchmark": row["benchmark"], "round": row["round"], "submitter": row["submitter"], "system": row["system"],
                 "accelerator_group": row["accelerator_group"], "accelerators": row["accelerators"],
                 "active_parameters": row["active_parameters"], "seq_len": row["seq_len"], "precision": row["precision"],
                 "measured_time_min": row["time_to_train_min"], "measured_mfu_with_attention": row["mfu_with_attention"],
                 "predicted_mfu_with_attention": predicted, "leaned_on": leaned_on_text(found.cells) or None,
-                "refused": "; ".join(found.refused) or None,
+                "refused": "; ".join(found.refused) or None, "reach": found.reach,
+                "precision_change": found.change.text if found.change else None,
             }
             if predicted is not None:
                 ratio = row["mfu_with_attention"] / predicted
                 predicted_time = row["time_to_train_min"] * ratio
                 case.update(log_ratio=math.log(ratio), predicted_time_min=predicted_time)
                 if bounds is not None:
-                    low, high = time_bounds(predicted_time, bounds)
+                    low, high = time_bounds(predicted_time, found.widened(bounds))
                     case.update(predicted_time_min_low=low, predicted_time_min_high=high)
             rows.append(case)
     return pl.DataFrame(rows, schema=_BACKTEST_SCHEMA)
 
 
 def calibration_pool(evidence: pl.DataFrame) -> pl.DataFrame:
-    """Every language-model score predicted with its benchmark left out, however far from the others: the errors the
-    interval is learnt from. Leaving a benchmark out leaves the others' sizes far apart, and the errors did not grow
-    with the distance in size (correlation -0.13 on the shipped rounds), so the reach limits would only thin the pool."""
-    return _leave_each_out(evidence, nested=False, reach=False)
+    """Every language-model score predicted with its benchmark left out, and with its accelerator left out: the errors
+    the interval is learnt from (calibration(pool) for a measured accelerator, calibration(pool, ACCELERATOR) for one
+    planned from the others)."""
+    return pl.concat([_leave_each_out(evidence, nested=False), _leave_each_out(evidence, nested=False, by=ACCELERATOR)])
 
 
 def transfer_backtest(evidence: pl.DataFrame) -> pl.DataFrame:
-    """Every language-model score predicted with its benchmark left out, its 90 % interval learnt without it too."""
-    return _leave_each_out(evidence, nested=True).with_columns(
+    """Every language-model score predicted with its benchmark left out, and again with its accelerator left out, its 90 %
+    interval learnt without it too (nested)."""
+    pooled = _leave_each_out(evidence, nested=False, by=ACCELERATOR)
+    both = pl.concat([_leave_each_out(evidence, nested=True), _leave_each_out(evidence, nested=True, by=ACCELERATOR, pool=pooled)])
+    return both.with_columns(
         (100 * (pl.col("predicted_time_min") / pl.col("measured_time_min") - 1)).alias("error_pct"),
         pl.col("measured_time_min").is_between(pl.col("predicted_time_min_low"), pl.col("predicted_time_min_high")).alias("covered"),
     )
@@ -328,6 +455,7 @@ class BacktestFigures:
     covered: int
     with_interval: int
     per_benchmark: dict[str, tuple[int, float, int, int]]  # benchmark -> (cases, median |error| %, covered, with interval)
+    beyond: tuple[int, int] = (0, 0)  # cases beyond the evidence (reach > 1): (covered, with interval)
 
     @property
     def coverage(self) -> float | None:
@@ -338,12 +466,15 @@ def _median_abs(values: pl.Series) -> float:
     return float(np.median(np.abs(values.to_numpy())))
 
 
-def backtest_figures(backtest: pl.DataFrame) -> BacktestFigures:
+def backtest_figures(backtest: pl.DataFrame, left_out: str = BENCHMARK) -> BacktestFigures:
+    backtest = backtest.filter(pl.col("left_out") == left_out)
     predicted = backtest.filter(pl.col("predicted_time_min").is_not_null())
     per = {}
     for (held_out,), rows in predicted.group_by("held_out"):
         with_interval = rows.filter(pl.col("covered").is_not_null())
         per[str(held_out)] = (rows.height, _median_abs(rows["error_pct"]), int(with_interval["covered"].sum()), with_interval.height)
     with_interval = predicted.filter(pl.col("covered").is_not_null())
+    far = with_interval.filter(pl.col("reach") > 1)
     return BacktestFigures(predicted.height, backtest.height - predicted.height, _median_abs(predicted["error_pct"]) if predicted.height else None,
-                           int(with_interval["covered"].sum()), with_interval.height, dict(sorted(per.items())))
+                           int(with_interval["covered"].sum()), with_interval.height, dict(sorted(per.items())),
+                           (int(far["covered"].sum()), far.height))

@@ -1,0 +1,258 @@
+"""A production estimate beside the MLPerf pace: what public production runs of language models took, against the
+pace MLPerf submissions set on the same accelerator (reference/production_runs.tsv, each run with its source).
+
+The MLPerf pace leaves out what every real run pays: checkpoints, restarts after failures, evaluations, data
+loading, longer-context phases, and software less tuned than a submission's. For each public run the pace is what the
+model planner gives for it (tasks/metrics/transfer.py: its size, sequence length, accelerator and precision, from the
+benchmarks measured on that accelerator, or on every accelerator where none was), and its factor F is the reported
+accelerator-hours over the pace's. The factor is learnt as
+
+    ln F = a + b ln(16-bit peak / 312 TFLOP/s) + c [trained at 8 bits or fewer] + d [mixture of experts] + u(architecture)
+
+by least squares with a small ridge on b, c and d, and u the architecture's own mean residual shrunk toward zero as
+n / (n + SHRINK) (a generation with many runs keeps its own factor, one with none takes the pooled one). The terms are
+what the runs show: production utilisation falls as the peak grows faster than memory and networks (A100 runs reach
+about 0.4 of their peak, H100 runs 0.3, the B200 run 0.2), the runs that train at 8 bits gain less than their
+peak says, and mixtures of experts keep their accelerators less busy.
+
+The interval: every run is predicted with its whole organisation left out (a new run is usually a new team's), the
+factor learnt from the others, and the stated 90 % interval is the split-conformal quantiles of those errors. In the backtest itself a run's interval is learnt from the other organisations'
+errors without it (nested), so the coverage it records is out of sample. A request on an architecture no public run
+used takes the wider quantiles of a second backtest that leaves each architecture out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from mlperf_scaling.reference.lookup import ProductionRun, accelerator_spec, classify_accelerator, production_runs
+from mlperf_scaling.tasks.metrics.accelerators import group_name
+from mlperf_scaling.tasks.metrics.calibration import conformal_bounds
+from mlperf_scaling.tasks.metrics.precision_change import BITS, PrecisionChanges, learn_precision_changes
+from mlperf_scaling.tasks.metrics.transfer import PRECISION_COLUMN, Request, training_flops, transfer
+
+SHRINK = 3.0  # runs: an architecture with this many runs keeps half of its own mean residual
+RIDGE = 0.5  # on the covariates' coefficients (in units of the log factor), so three covariates cannot chase ten runs
+REFERENCE_PEAK = 312.0  # TFLOP/s: the A100's 16-bit peak, where b's term is zero
+ORGANISATION, ARCHITECTURE = "organisation", "architecture"  # what a backtest case leaves out
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """A public run as the factor is learnt from it."""
+
+    run: ProductionRun
+    accelerator_group: str
+    architecture: str
+    precision: str  # a datasheet column
+    precision_stated: bool
+    peak_tflops: float
+    peak_16bit_tflops: float
+    flops: float
+    mfu: float  # the run's own: training FLOPs over its accelerator-hours at its precision's peak
+
+
+def run_facts(run: ProductionRun) -> RunFacts | None:
+    """A run's accelerator, precision, peak and utilisation; None where its accelerator has no datasheet."""
+    known = classify_accelerator(run.accelerator_name)
+    spec = accelerator_spec(run.datasheet_family, known.form_factor if known.family == run.datasheet_family else None, known.memory_gb)
+    if spec is None:
+        return None
+    sixteen = "bf16" if "bf16" in spec.peak_tflops else "fp16"
+    precision = PRECISION_COLUMN.get(run.precision, sixteen) if run.precision else sixteen
+    peak = spec.peak_tflops.get(precision)
+    if peak is None:
+        return None
+    flops = training_flops(run.active_parameters, run.tokens, run.seq_len)
+    return RunFacts(run, group_name(spec.family, spec.form_factor, spec.family), spec.architecture, precision, bool(run.precision), peak,
+                    spec.peak_tflops[sixteen], flops, flops / (run.accelerator_hours * 3600 * peak * 1e12))
+
+
+def production_changes(evidence: pl.DataFrame) -> PrecisionChanges:
+    """The precision changes learnt from MLPerf and from the public runs (the architectures trained at two precisions)."""
+    facts = [f for f in map(run_facts, production_runs()) if f is not None]
+    runs = pl.DataFrame({"architecture": [f.architecture for f in facts], "precision": [f.precision for f in facts], "mfu": [f.mfu for f in facts]},
+                        schema={"architecture": pl.String, "precision": pl.String, "mfu": pl.Float64})
+    return learn_precision_changes(evidence, runs)
+
+
+_CASE_SCHEMA = {
+    "run": pl.String, "organisation": pl.String, "published": pl.String, "architecture": pl.String, "accelerator_group": pl.String,
+    "accelerators": pl.Int64, "parameters": pl.Float64, "active_parameters": pl.Float64, "tokens": pl.Float64, "seq_len": pl.Float64,
+    "precision": pl.String, "precision_stated": pl.Boolean, "moe": pl.Boolean, "peak_16bit_tflops": pl.Float64, "training_flops": pl.Float64,
+    "reported_accelerator_hours": pl.Float64, "production_mfu": pl.Float64, "pace_mfu": pl.Float64, "pace_pooled": pl.Boolean,
+    "pace_accelerator_hours": pl.Float64, "factor": pl.Float64, "source": pl.String,
+}
+
+
+def production_cases(evidence: pl.DataFrame, changes: PrecisionChanges | None = None) -> pl.DataFrame:
+    """Every public run with its MLPerf pace and its factor; runs whose accelerator has no datasheet are left out."""
+    changes = changes or production_changes(evidence)
+    rows = []
+    for facts in filter(None, map(run_facts, production_runs())):
+        run = facts.run
+        request = Request(run.active_parameters, run.parameters, run.seq_len, facts.accelerator_group, facts.precision, run.accelerators)
+        pace = transfer(evidence, request, changes)
+        if pace.mfu_with_attention is None or pace.peak_tflops is None:
+            continue
+        pace_hours = facts.flops / (pace.peak_tflops * 1e12 * pace.mfu_with_attention) / 3600
+        rows.append({"run": run.run, "organisation": run.organisation, "published": run.published, "architecture": facts.architecture,
+                     "accelerator_group": facts.accelerator_group, "accelerators": run.accelerators, "parameters": run.parameters,
+                     "active_parameters": run.active_parameters, "tokens": run.tokens, "seq_len": run.seq_len, "precision": facts.precision,
+                     "precision_stated": facts.precision_stated, "moe": run.parameters > run.active_parameters,
+                     "peak_16bit_tflops": facts.peak_16bit_tflops, "training_flops": facts.flops,
+                     "reported_accelerator_hours": run.accelerator_hours, "production_mfu": facts.mfu, "pace_mfu": pace.mfu_with_attention,
+                     "pace_pooled": pace.pooled, "pace_accelerator_hours": pace_hours, "factor": run.accelerator_hours / pace_hours,
+                     "source": run.source})
+    return pl.DataFrame(rows, schema=_CASE_SCHEMA)
+
+
+def _covariates(peak_16bit: np.ndarray, precision: list[str], moe: np.ndarray) -> np.ndarray:
+    narrow = np.array([BITS[p] <= 8 for p in precision], dtype=float)
+    return np.column_stack([np.log(peak_16bit / REFERENCE_PEAK), narrow, moe.astype(float)])
+
+
+@dataclass(frozen=True)
+class FactorModel:
+    """ln F = intercept + coefficients . covariates + the architecture's shrunk residual."""
+
+    intercept: float
+    coefficients: tuple[float, float, float]  # 16-bit peak (log), 8 bits or fewer, mixture of experts
+    architectures: dict[str, tuple[float, int]]  # architecture -> (its shrunk effect, its runs)
+    runs: int
+
+    def log_factor(self, peak_16bit: float, precision: str, moe: bool, architecture: str) -> float:
+        x = _covariates(np.array([peak_16bit]), [precision], np.array([moe]))[0]
+        return self.intercept + float(np.dot(self.coefficients, x)) + self.architectures.get(architecture, (0.0, 0))[0]
+
+
+def fit_factor(cases: pl.DataFrame) -> FactorModel:
+    """The factor model of a set of public runs (production_cases)."""
+    x = _covariates(cases["peak_16bit_tflops"].to_numpy(), cases["precision"].to_list(), cases["moe"].to_numpy())
+    y = np.log(cases["factor"].to_numpy())
+    design = np.column_stack([np.ones(len(y)), x])
+    penalty = np.diag([0.0, RIDGE, RIDGE, RIDGE])
+    beta = np.linalg.solve(design.T @ design + penalty, design.T @ y)
+    residual = y - design @ beta
+    architectures = {}
+    for architecture in sorted(set(cases["architecture"].to_list())):
+        mine = residual[np.array(cases["architecture"].to_list()) == architecture]
+        architectures[architecture] = (float(mine.sum() / (len(mine) + SHRINK)), len(mine))
+    return FactorModel(float(beta[0]), (float(beta[1]), float(beta[2]), float(beta[3])), architectures, len(y))
+
+
+def _predict(model: FactorModel, rows: pl.DataFrame) -> np.ndarray:
+    return np.array([model.log_factor(r["peak_16bit_tflops"], r["precision"], r["moe"], r["architecture"]) for r in rows.iter_rows(named=True)])
+
+
+def _errors(cases: pl.DataFrame, by: str) -> tuple[np.ndarray, list[str]]:
+    """ln(reported / predicted accelerator-hours) of every run, its group (organisation or architecture) left out."""
+    errors, groups = [], []
+    for group in sorted(set(cases[by].to_list())):
+        held = cases.filter(pl.col(by) == group)
+        others = cases.filter(pl.col(by) != group)
+        if others.height < 3:
+            continue
+        predicted = _predict(fit_factor(others), held)
+        errors.extend(np.log(held["factor"].to_numpy()) - predicted)
+        groups.extend([group] * held.height)
+    return np.array(errors), groups
+
+
+def production_bounds(cases: pl.DataFrame, by: str = ORGANISATION) -> tuple[float, float] | None:
+    """The stated interval's log bounds: the conformal quantiles of every run's error with its organisation (or
+    architecture) left out; None with too few runs."""
+    errors, _ = _errors(cases, by)
+    if len(errors) < 10:
+        return None
+    return conformal_bounds(errors)
+
+
+_BACKTEST_EXTRA = {"left_out": pl.String, "held_out": pl.String, "predicted_factor": pl.Float64, "predicted_accelerator_hours": pl.Float64,
+                   "predicted_accelerator_hours_low": pl.Float64, "predicted_accelerator_hours_high": pl.Float64, "error_pct": pl.Float64,
+                   "covered": pl.Boolean}
+
+
+def production_backtest(cases: pl.DataFrame) -> pl.DataFrame:
+    """Every public run predicted with its organisation left out, and again with its architecture left out; its interval
+    learnt from the other groups' errors without it (nested)."""
+    frames = []
+    for by in (ORGANISATION, ARCHITECTURE):
+        for group in sorted(set(cases[by].to_list())):
+            held = cases.filter(pl.col(by) == group)
+            others = cases.filter(pl.col(by) != group)
+            if others.height < 3:
+                continue
+            factor = np.exp(_predict(fit_factor(others), held))
+            predicted = held["pace_accelerator_hours"].to_numpy() * factor
+            bounds = production_bounds(others, by)
+            low = predicted * math.exp(bounds[0]) if bounds else np.full(len(predicted), np.nan)
+            high = predicted * math.exp(bounds[1]) if bounds else np.full(len(predicted), np.nan)
+            reported = held["reported_accelerator_hours"].to_numpy()
+            frames.append(held.with_columns(
+                pl.lit(by).alias("left_out"), pl.lit(group).alias("held_out"), pl.Series("predicted_factor", factor),
+                pl.Series("predicted_accelerator_hours", predicted),
+                pl.Series("predicted_accelerator_hours_low", low).fill_nan(None), pl.Series("predicted_accelerator_hours_high", high).fill_nan(None),
+                pl.Series("error_pct", 100 * (predicted / reported - 1)),
+                pl.Series("covered", (low <= reported) & (reported <= high) if bounds else [None] * len(reported), dtype=pl.Boolean),
+            ))
+    schema = _CASE_SCHEMA | _BACKTEST_EXTRA
+    return pl.concat(frames, how="diagonal_relaxed").select(list(schema)) if frames else pl.DataFrame(schema=schema)
+
+
+@dataclass(frozen=True)
+class ProductionFigures:
+    """What the production backtest says, stated beside every production estimate."""
+
+    runs: int
+    organisations: int
+    median_abs_error_pct: float | None
+    covered: int
+    with_interval: int
+    by_architecture: tuple[float | None, int, int]  # median |error| %, covered, with interval, each architecture left out
+
+    @property
+    def coverage(self) -> float | None:
+        return self.covered / self.with_interval if self.with_interval else None
+
+
+def production_figures(backtest: pl.DataFrame) -> ProductionFigures:
+    def part(by: str) -> tuple[float | None, int, int, pl.DataFrame]:
+        rows = backtest.filter(pl.col("left_out") == by)
+        with_interval = rows.filter(pl.col("covered").is_not_null())
+        error = float(np.median(np.abs(rows["error_pct"].to_numpy()))) if rows.height else None
+        return error, int(with_interval["covered"].sum()), with_interval.height, rows
+
+    error, covered, with_interval, rows = part(ORGANISATION)
+    arch_error, arch_covered, arch_with = part(ARCHITECTURE)[:3]
+    return ProductionFigures(rows.height, rows["organisation"].n_unique(), error, covered, with_interval, (arch_error, arch_covered, arch_with))
+
+
+@dataclass(frozen=True)
+class ProductionEstimate:
+    """A request's production factor, what it leans on, and its interval's log bounds."""
+
+    factor: float
+    log_bounds: tuple[float, float] | None
+    architecture: str
+    architecture_runs: int  # public runs on the request's architecture
+    leaned_on: str  # the runs the factor leans on, for a person
+    basis: str  # organisation left out, or architecture left out (for an architecture no run used)
+
+
+def estimate_factor(cases: pl.DataFrame, peak_16bit: float, precision: str, moe: bool, architecture: str) -> ProductionEstimate:
+    model = fit_factor(cases)
+    runs = model.architectures.get(architecture, (0.0, 0))[1]
+    by = ORGANISATION if runs else ARCHITECTURE
+    mine = cases.filter(pl.col("architecture") == architecture).sort("published", descending=True)
+    if runs:
+        names = ", ".join(mine["run"].head(4).to_list()) + (f" and {runs - 4} more" if runs > 4 else "")
+        leaned = f"{runs} public run{'s' if runs != 1 else ''} on {architecture} ({names}), beside {model.runs - runs} on other accelerators"
+    else:
+        leaned = f"no public run on {architecture}: the {model.runs} runs on other accelerators, pooled"
+    return ProductionEstimate(math.exp(model.log_factor(peak_16bit, precision, moe, architecture)), production_bounds(cases, by), architecture, runs,
+                              leaned, "each organisation left out" if runs else "each architecture left out")
