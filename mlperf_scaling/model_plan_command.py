@@ -103,7 +103,7 @@ def model_plan_document(plan: ModelPlan) -> dict:
                     "accelerator_group": r.accelerator_group, "precision": r.precision, "accelerators": r.accelerators,
                     "deadline_min": plan.deadline_min},
         "training_flops": plan.flops, "attention_share": plan.attention_share, "precision": t.precision, "precision_assumed": t.precision_assumed,
-        "precision_change": asdict(t.change) if t.change else None, "pooled": t.pooled, "reach": t.reach, "beyond_the_evidence": t.far,
+        "precision_change": asdict(t.change) if t.change else None, "pooled": t.pooled, "reach": t.reach, "reach_seen_in_backtest": plan.reach_seen, "beyond_the_evidence": t.far,
         "peak_tflops": t.peak_tflops, "mfu_with_attention": {"predicted": t.mfu_with_attention, "low": plan.mfu_low, "high": plan.mfu_high, "level": LEVEL,
                                                              "capped": plan.mfu_capped},
         "leaned_on": [asdict(c) for c in t.cells],
@@ -260,7 +260,10 @@ def _print(plan: ModelPlan, console: Console) -> None:
     if t.change is not None:
         console.print(f"  {t.change.source} was measured, not {t.change.target}: {t.change.text}; the interval carries its spread.", markup=False)
     if t.far:
-        console.print(f"  Beyond the evidence (the interval is x{1 + math.log(t.reach):.2f} as wide): {'; '.join(t.far)}.", markup=False)
+        seen = plan.reach_seen or 1.0
+        wider = (f"the interval is x{1 + math.log(t.reach / seen):.2f} as wide: farther than the backtest's farthest case, x{seen:,.1f}"
+                 if t.reach > seen else f"not widened: the backtest's cases reached x{seen:,.1f} and erred no more for it")
+        console.print(f"  Beyond the evidence ({wider}): {'; '.join(t.far)}.", markup=False)
     if (made := _production_text(plan)) is not None:
         console.print(made, markup=False)
     a = plan.chosen

@@ -98,6 +98,7 @@ class ModelPlan:
     mfu_low: float | None
     mfu_high: float | None
     mfu_capped: str | None  # why the utilisation's interval stops at 1, where it does
+    reach_seen: float | None  # the farthest reach the backtest saw: within it the interval is not widened
     answers: list[Answer]  # the count asked for, the one a deadline needs, or a ladder of counts
     chosen: Answer | None  # the count asked for or the deadline's; None for a ladder
     why_chosen: str | None
@@ -225,6 +226,7 @@ def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Req
     flops = training_flops(request.active_parameters, tokens, request.seq_len)
     made = _production(cases, base, request) if not base.refused else None
     plan = ModelPlan(request, tokens, flops, attention_share(request.active_parameters, request.seq_len), base, mfu_low, mfu_high, capped,
+                     bounds.reach_seen if bounds is not None else None,
                      answers=[], chosen=None, why_chosen=None, power=power, figures=backtest_figures(backtest),
                      pooled_figures=backtest_figures(backtest, ACCELERATOR), production=made,
                      production_figures=production_figures(production) if production is not None and not production.is_empty() else None,

@@ -96,5 +96,5 @@ def learn_precision_changes(evidence: pl.DataFrame, production: pl.DataFrame | N
     mlperf = _pairs(evidence.rename({"mfu_with_attention": "mfu"}), ["benchmark", "round", "accelerator_group", "accelerators"],
                     "MLPerf results at both precisions (same benchmark, round, accelerator and count)")
     produced = {} if production is None or production.is_empty() else _pairs(
-        production.select("architecture", "precision", "mfu"), ["architecture"], "architecture(s) with public production runs at both")
+        production.select("architecture", "precision", "mfu"), ["architecture"], "architecture(s) whose public production runs trained at both")
     return PrecisionChanges(mlperf, produced)
