@@ -61,17 +61,30 @@ def test_a_deadline_is_met_on_a_measured_time_or_on_a_predicted_upper_end():
     # 64 takes 14.5 min as measured; 32 takes 27 min
     assert (measured.basis, measured.accelerators, measured.time_min) == (MEASURED, 64, 2 + 800 / 64)
     assert "on its measured time" in measured.reason and measured.time_min_low is None
-    # 256 is the fastest measured (5.1 min): 4 min needs a count nobody measured, met on its interval's upper end
+    # 256 is the fastest measured (5.1 min): 4 min needs a count nobody measured, met on its interval's upper end, in
+    # whole nodes (the rows name none: the counts' common divisor, 8), not the next power of two
     predicted = recommend(p, deadline_min=4.0)
-    assert predicted.basis == PREDICTED and predicted.accelerators == 1024
-    assert predicted.time_min_low < predicted.time_min < predicted.time_min_high <= 4.0 < p.step(512).time_min_high
+    assert predicted.basis == PREDICTED and 512 < predicted.accelerators < 1024 and predicted.accelerators % 8 == 0
+    assert predicted.time_min_low < predicted.time_min < predicted.time_min_high <= 4.0 < p.step(predicted.accelerators - 8).time_min_high
     assert "(not measured)" in predicted.sentence and "on the interval's upper end" in predicted.sentence
+    assert (predicted.meets_deadline, predicted.deadline_basis, predicted.slow_runs) == (True, "interval's upper end", None)
+    assert "searched in whole nodes of 8 from 2 to 1,024" in predicted.reason
     hopeless = recommend(p, deadline_min=1.0)
     assert hopeless.accelerators == 256 and hopeless.basis == MEASURED and hopeless.reason.startswith("no count meets")
+    assert hopeless.meets_deadline is False and hopeless.deadline_basis is None
     capped = recommend(p, max_accelerators=40)
     assert capped.accelerators == 32 and "at most 40 accelerators" in capped.reason
-    with pytest.raises(NoCandidate, match="smallest has 8"):
-        recommend(p, max_accelerators=4)
+    # a budget below the smallest count measured: a prediction, a power of two within the node (as far as the search
+    # reaches, 4x below 8) and below that the one count the budget buys
+    below = recommend(p, max_accelerators=4)
+    assert (below.basis, below.accelerators) == (PREDICTED, 4) and below.time_min == pytest.approx(p.step(4).time_min)
+    assert below.reason.startswith("at most 4 accelerators, below the smallest count measured (8)")
+    beyond = recommend(p, max_accelerators=1, deadline_min=2000.0)
+    assert (beyond.basis, beyond.accelerators, beyond.meets_deadline) == (PREDICTED, 1, True)
+    assert "below the search's reach (2, 4x below the smallest count measured), the one count the budget buys" in beyond.reason
+    assert "8.0x beyond the smallest (8): an extrapolation" in beyond.warning
+    with pytest.raises(NoCandidate, match="smallest has 8.*2 counts measured nothing is predicted"):
+        recommend(planner(_points([(8, 40.0), (64, 8.0)]), "X"), max_accelerators=4)
 
 
 def test_beyond_twice_the_counts_measured_a_prediction_is_warned_about():
@@ -199,7 +212,8 @@ def test_plan_command(v41_warehouse, tmp_path, capsys):
         (["plan", "resnet"], "no benchmark 'resnet' in the warehouse"),
         (["plan", "llama2"], "no benchmark 'llama2' in the warehouse: did you mean llama2_70b_lora?"),
         (["plan", "bert", "--deadline", "soon"], "--deadline: not a duration: 'soon'"),
-        (["plan", "bert", "--accelerator", "H100-SXM", "--max-accelerators", "2"], "no H100-SXM configuration measured with at most 2"),
+        (["plan", "llama2_70b_lora", "--accelerator", "H200-SXM", "--max-accelerators", "4"],
+         "no H200-SXM configuration measured with at most 4 accelerators (the smallest has 8), and with 2 counts measured nothing"),
     ]:
         assert main([*argv, "--warehouse", str(warehouse)]) == 2
         err = capsys.readouterr().err
