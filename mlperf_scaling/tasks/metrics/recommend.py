@@ -12,7 +12,8 @@ backtest error (tasks/metrics/predict.py).
   smallest measured count to four times above the largest (search_counts): a measured count on its measured time (the
   official score), a count nobody measured on its interval's upper end; the sentence says which. A measured count met
   on its score while one of its systems' slowest runs took longer is named so. When no count meets it, the fastest
-  measured count (the fastest predicted, when none was measured within the budget), and the reason says so.
+  measured count or, when a budget leaves the fastest measured counts out, the fastest count within it on the same
+  stated times; the reason says so.
 - A budget (`max_accelerators`) below the smallest measured count: the largest count within it whose predicted
   efficiency is at least the threshold, predicted.
 
@@ -408,8 +409,8 @@ def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: fl
 
 
 def _deadline_choice(p: Planner, candidates: list[int], deadline_min: float, capped: str) -> tuple[Step, str]:
-    """The smallest candidate whose stated time meets the deadline, else the fastest measured one (the fastest predicted
-    when none was measured within the budget); with the reason."""
+    """The smallest candidate whose stated time meets the deadline; else the fastest measured count or, when a budget
+    leaves the fastest measured counts out, the fastest count within it on its stated time; with the reason."""
     reach = math.ceil(p.counts[0] / REACH_BELOW)
     searched = ("" if p.model is None else
                 f"; searched in whole nodes of {node_size(p.rows):,} from {candidates[0]:,} to {candidates[-1]:,}" if candidates[0] >= reach
@@ -424,13 +425,15 @@ def _deadline_choice(p: Planner, candidates: list[int], deadline_min: float, cap
             on = "its measured time" if s.basis == MEASURED else "the upper end of its predicted interval"
             return s, f"the smallest count that meets the {minutes_text(deadline_min)} deadline, on {on}{capped}{searched}"
         steps.append(s)
+    missed = f"no count meets the {minutes_text(deadline_min)} deadline, on measured times or predicted upper ends"
     measured = [s for s in steps if s.basis == MEASURED]
-    if measured:
-        return (min(measured, key=lambda s: s.time_min),
-                f"no count meets the {minutes_text(deadline_min)} deadline, on measured times or predicted upper ends: the fastest measured{capped}{searched}")
-    bounded = [s for s in steps if s.time_min_high is not None] or steps
-    return (min(bounded, key=lambda s: stated_time(s) or s.time_min),
-            f"no count meets the {minutes_text(deadline_min)} deadline, on predicted upper ends: the fastest predicted{capped}{searched}")
+    if measured and not capped:
+        return min(measured, key=lambda s: s.time_min), f"{missed}: the fastest measured{searched}"
+    # a budget that leaves the fastest measured counts out: the fastest count it buys, on the time a deadline is held to
+    stated = [s for s in steps if stated_time(s) is not None] or steps
+    chosen = min(stated, key=lambda s: (stated_time(s) or s.time_min, s.accelerators))
+    on = "its measured time" if chosen.basis == MEASURED else "the upper end of its predicted interval"
+    return chosen, f"{missed}: the fastest within the budget, on {on}{capped}{searched}"
 
 
 def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = None, max_accelerators: int | None = None) -> Recommendation:
