@@ -373,11 +373,9 @@ def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: fl
         head = f"{chosen.accelerators:,} {group}: {_evidence_text(chosen, p)}"
     else:
         head = f"{chosen.accelerators:,} {group} (not measured): {_predicted_text(chosen, p)}"
-    met = deadline_min is not None and (bound := stated_time(chosen)) is not None and bound <= deadline_min
-    if met and chosen.basis == PREDICTED:
-        head += f", meeting the {minutes_text(deadline_min)} deadline on the interval's upper end"  # type: ignore[arg-type]
-    elif met:
-        head += f", meeting the {minutes_text(deadline_min)} deadline on its measured time" + (_slow_text(late) if late else "")  # type: ignore[arg-type]
+    if deadline_min is not None and (bound := stated_time(chosen)) is not None and bound <= deadline_min:
+        on = "on the interval's upper end" if chosen.basis == PREDICTED else "on its measured time" + (_slow_text(late) if late else "")
+        head += f", meeting the {minutes_text(deadline_min)} deadline {on}"
     if len(p.counts) > 1:
         head += f"; {_efficiency_text(chosen, p)}"
     if next_step is None:
@@ -454,11 +452,11 @@ def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = N
                   else f"the measured efficiency is below {threshold:g} at every count but the smallest{capped}")
     else:
         # a budget below the smallest measured count: the largest count it holds that is still efficient, predicted
-        steps = [s for s in (p.step(c) for c in candidates) if s is not None]
-        good = [s for s in steps if s.efficiency >= threshold]
-        chosen = good[-1] if good else steps[0]
+        budgeted = [s for s in (p.step(c) for c in candidates) if s is not None]
+        efficient = [s for s in budgeted if s.efficiency >= threshold]
+        chosen = efficient[-1] if efficient else budgeted[0]
         reason = (f"at most {max_accelerators:,} accelerators, below the smallest count measured ({p.counts[0]:,}): the largest count "
-                  f"within it, in whole nodes of {node_size(p.rows):,}, whose predicted efficiency is at least {threshold:g}" if good
+                  f"within it, in whole nodes of {node_size(p.rows):,}, whose predicted efficiency is at least {threshold:g}" if efficient
                   else f"at most {max_accelerators:,} accelerators, below the smallest count measured ({p.counts[0]:,}): the predicted "
                   f"efficiency is below {threshold:g} at every count within it, so the smallest")
     assert chosen is not None
@@ -470,7 +468,7 @@ def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = N
     knee, knee_low, knee_high = p.knee(threshold)
     bound = stated_time(chosen)
     meets = None if deadline_min is None else bool(bound is not None and bound <= deadline_min)
-    late = slow_runs(p, chosen.accelerators, deadline_min) if meets and chosen.basis == MEASURED else []
+    late = slow_runs(p, chosen.accelerators, deadline_min) if deadline_min is not None and meets and chosen.basis == MEASURED else []
     sentence = _sentence(p, chosen, next_step, deadline_min, warning, late)
     e = chosen.evidence
     return Recommendation(
