@@ -147,9 +147,11 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     plan.add_argument("--round", "--rounds", dest="round_name", default="best",
                       help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator counts); "
                       "latest: the newest round with it")
-    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the smallest count that meets it, on its "
-                      "measured time or, where nobody measured it, on its interval's upper end")
-    plan.add_argument("--max-accelerators", type=int, help="accelerators you have")
+    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the smallest count that meets it (whole "
+                      "nodes, below, between and above the measured counts), on its measured time or, where nobody measured "
+                      "it, on its interval's upper end")
+    plan.add_argument("--max-accelerators", type=int, help="accelerators you have: no answer above it; below the smallest count "
+                      "measured, a prediction")
     plan.add_argument("--accelerators", type=int, metavar="N",
                       help="also answer at N accelerators: the measurement where measured, else the prediction with its interval")
     plan.add_argument("--global-batch", type=float, metavar="B", help="the global batch the prediction at N assumes (default: "

@@ -104,6 +104,10 @@ def plan_rows(plan: Plan, price: float | None) -> pl.DataFrame:
                    "time_min_low": r.time_min_low, "time_min_high": r.time_min_high, "efficiency": r.efficiency,
                    "efficiency_low": r.efficiency_low, "efficiency_high": r.efficiency_high, "accelerator_hours": r.accelerator_hours,
                    "best_system": r.best_system, "warning": r.warning}
+    if r.deadline_min is not None:  # which count met the deadline, on what, and the runs slower than it
+        recommended.update({"deadline_min": r.deadline_min, "meets_deadline": r.meets_deadline, "deadline_basis": r.deadline_basis,
+                            "fastest_run_min": r.fastest_run_min, "slowest_run_min": r.slowest_run_min,
+                            "slowest_run_misses_deadline": r.slowest_run_misses_deadline, "slow_runs": r.slow_runs})
     steps = [_step_row("best", s) for s in plan.steps] + [recommended]
     steps += [_step_row(kind, s) for kind, s in (("at_accelerators", plan.prediction), ("other_model", plan.other_prediction)) if s is not None]
     rows = pl.concat([measured, pl.DataFrame(steps, infer_schema_length=None)], how="diagonal_relaxed")

@@ -155,7 +155,7 @@ class Plan:
     selection: Selection
     planner: Planner
     recommendation: Recommendation
-    steps: list[Step]  # each measured count, then the doublings past the largest (predicted)
+    steps: list[Step]  # each measured count, the doublings past the largest (predicted) and the count recommended
     backtest: dict[str, BacktestSummary] = field(default_factory=dict)  # per model, over the group's counts left out
     prediction: Step | None = None  # at the count the user named
     other_prediction: Step | None = None  # the same count by the two-part model, where it can be made
@@ -181,6 +181,8 @@ def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float 
     counts = list(p.counts)
     if p.model is not None:
         counts += [p.counts[-1] * 2**k for k in range(1, CURVE_DOUBLINGS + 1)]
+    if recommendation.accelerators not in counts:  # a count the deadline or the budget chose between or below the others
+        counts = sorted([*counts, recommendation.accelerators])
     steps = [s for s in (p.step(c) for c in counts if max_accelerators is None or c <= max_accelerators) if s is not None]
     prediction = other = None
     if accelerators is not None:

@@ -8,9 +8,14 @@ backtest error (tasks/metrics/predict.py).
 
 - No deadline: the largest measured count whose measured efficiency is still at least the threshold: past it, more
   accelerators mostly buy accelerator-hours.
-- A deadline: the smallest count that meets it: a measured count on its measured time, a count nobody measured (a
-  power of two up to two doublings past the largest measured) on its interval's upper end; the sentence says which.
-  When none does, the fastest measured count, and the reason says so.
+- A deadline: the smallest count that meets it, searched over every whole number of nodes from four times below the
+  smallest measured count to four times above the largest (search_counts): a measured count on its measured time (the
+  official score), a count nobody measured on its interval's upper end; the sentence says which. A measured count met
+  on its score while one of its systems' slowest runs took longer is named so. When no count meets it, the fastest
+  measured count or, when a budget leaves the fastest measured counts out, the fastest count within it on the same
+  stated times; the reason says so.
+- A budget (`max_accelerators`) below the smallest measured count: the largest count within it whose predicted
+  efficiency is at least the threshold, predicted.
 
 Then the price of going further: doubling N (measured there, or predicted), the minutes it saves and the
 accelerator-hours it adds. A group whose backtest median error is over 15 %, or a prediction beyond twice the largest
@@ -19,6 +24,7 @@ count measured, gets a warning that says what measurement would settle it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -44,6 +50,13 @@ from mlperf_scaling.tasks.metrics.predict import (
 MEASURED, PREDICTED = "measured", "predicted"
 ROUGH_BACKTEST_PCT = 15.0  # a group whose counts were predicted worse than this (median) gets a warning
 KNEE_REACH = 16  # the knee is looked for up to this many times the largest measured count
+# How far a deadline or a budget may choose a count nobody measured: as far below the smallest measured count as above
+# the largest (two doublings, as the curve). The calibrated interval widens with the distance (calibration.scale), but
+# its backtest saw few cases past 4x below, and below the measured counts lies what no submitter tried: a model that may
+# not fit in the accelerators' memory, a batch per accelerator larger than any measured.
+REACH_BELOW = 4
+REACH_ABOVE = 4
+DEADLINE_FIELDS = ("deadline_min", "deadline_basis", "meets_deadline", "slowest_run_misses_deadline", "slow_runs")
 
 
 class NoCandidate(ValueError):
@@ -142,6 +155,11 @@ class Recommendation:
     warning: str | None
     reason: str
     sentence: str
+    # with a deadline only (DEADLINE_FIELDS; the recommendations table has none)
+    deadline_basis: str | None = None  # "measured time" or "interval's upper end": what met the deadline; None if nothing did
+    meets_deadline: bool | None = None
+    slowest_run_misses_deadline: bool | None = None  # the best system's slowest valid run took longer than the deadline
+    slow_runs: str | None = None  # every system at the count that meets the deadline on its score but not on its slowest run
 
 
 def minutes_text(value: float) -> str:
@@ -252,18 +270,61 @@ def planner(points: pl.DataFrame, accelerator_group: str, ruleset: str | None = 
     return Planner(accelerator_group, points, evidence, model, apart, int(first["accelerators"]), reference_time, reference_system, summary)
 
 
-def _candidates(p: Planner, max_accelerators: int | None) -> list[int]:
-    """Counts a deadline may pick: the measured ones and, with a model, the powers of two between and up to two
-    doublings past the largest measured."""
+def node_size(rows: pl.DataFrame) -> int:
+    """The accelerators in one node of a group's systems: the smallest any of them was built of (its accelerators over
+    its nodes); where the rows do not say, the greatest common divisor of the counts measured."""
+    if "number_of_nodes" in rows.columns:
+        whole = rows.filter((pl.col("number_of_nodes") > 0) & (pl.col("accelerators") % pl.col("number_of_nodes") == 0))
+        if whole.height:
+            return int((whole["accelerators"] // whole["number_of_nodes"]).min())  # type: ignore[arg-type]
+    return math.gcd(*(int(c) for c in rows["accelerators"].unique()))
+
+
+def search_counts(p: Planner, max_accelerators: int | None = None) -> list[int]:
+    """The counts a deadline or a budget chooses from, ascending: every measured count and, with a model, every whole
+    number of nodes from REACH_BELOW times below the smallest measured count to REACH_ABOVE times above the largest (on a
+    group measured on one node, the powers of two below a node too); at most `max_accelerators`. A budget below all of
+    them, with a model: the one count it buys."""
     counts = set(p.counts)
     if p.model is not None:
-        low, high = p.counts[0], p.counts[-1] * 4
-        power = 1
-        while power <= high:
-            if power >= low:
-                counts.add(power)
-            power *= 2
-    return sorted(c for c in counts if max_accelerators is None or c <= max_accelerators)
+        # Whole nodes, not every integer: a count that is not a whole number of nodes is no system anyone buys or rents,
+        # and two neighbouring node counts differ by far less than the interval. Not powers of two alone: between 256
+        # and 512 lies a factor of two, what a buyer told 512 when 300 would do over-buys.
+        node = node_size(p.rows)
+        low, high = math.ceil(p.counts[0] / REACH_BELOW), p.counts[-1] * REACH_ABOVE
+        counts.update(range(max(node, -(-low // node) * node), high + 1, node))
+        counts.update(2**k for k in range(node.bit_length()) if low <= 2**k < node)
+    within = sorted(c for c in counts if max_accelerators is None or c <= max_accelerators)
+    if not within and p.model is not None and max_accelerators is not None:
+        # a budget below the reach: what it buys (whole nodes, or a power of two within one), far outside the evidence
+        # and warned so (Planner.warning), rather than no answer
+        node = node_size(p.rows)
+        within = [max_accelerators // node * node if max_accelerators >= node else 2 ** (max_accelerators.bit_length() - 1)]
+    return within
+
+
+def _nothing_within(p: Planner, max_accelerators: int | None) -> str:
+    """Why a budget has no answer: it is below every count measured, and too few were measured for a model (with a model
+    every budget has one: search_counts)."""
+    counts = len(p.counts)
+    return (f"no {p.accelerator_group} configuration measured with at most {max_accelerators:,} accelerators (the smallest has "
+            f"{p.counts[0]:,}), and with {counts} count{'s' if counts != 1 else ''} measured nothing is predicted (at least "
+            f"{MIN_DISTINCT_COUNTS} are needed)")
+
+
+def stated_time(s: Step) -> float | None:
+    """The time a deadline is held to: the measured time, or the upper end of the predicted interval (None without one)."""
+    return s.time_min if s.basis == MEASURED else s.time_min_high
+
+
+def slow_runs(p: Planner, count: int, deadline_min: float) -> list[tuple[str, float]]:
+    """(system, its slowest valid run) of every system at a measured count whose score meets the deadline while its
+    slowest run, which the olympic mean leaves out, took longer; the fastest score first."""
+    if "time_to_train_min_high" not in p.rows.columns:
+        return []
+    late = p.rows.filter((pl.col("accelerators") == count) & (pl.col("time_to_train_min") <= deadline_min)
+                         & (pl.col("time_to_train_min_high") > deadline_min)).sort("time_to_train_min", "submitter", "system")
+    return [(f"{row['submitter']}/{row['system']}", float(row["time_to_train_min_high"])) for row in late.iter_rows(named=True)]
 
 
 def _evidence_text(s: Step, p: Planner) -> str:
@@ -294,16 +355,27 @@ def _efficiency_text(s: Step, p: Planner) -> str:
     return f"efficiency {s.efficiency:.2f} {reference}"
 
 
-def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: float | None, warning: str | None) -> str:
+SLOW_RUNS_NAMED = 2  # the sentence names this many systems whose slowest run missed the deadline; the files name all
+
+
+def _slow_text(late: list[tuple[str, float]]) -> str:
+    said = "; ".join(f"{system}'s slowest run took {minutes_text(slowest)}" for system, slowest in late[:SLOW_RUNS_NAMED])
+    if rest := late[SLOW_RUNS_NAMED:]:
+        said += (f"; the slowest runs of {len(rest)} more system{'s' if len(rest) != 1 else ''} took up to "
+                 f"{minutes_text(max(t for _, t in rest))} (--format csv names them)")
+    return f", but not on every run: {said}"
+
+
+def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: float | None, warning: str | None,
+              late: list[tuple[str, float]]) -> str:
     group = p.accelerator_group
     if chosen.basis == MEASURED:
         head = f"{chosen.accelerators:,} {group}: {_evidence_text(chosen, p)}"
     else:
         head = f"{chosen.accelerators:,} {group} (not measured): {_predicted_text(chosen, p)}"
-    if deadline_min is not None and chosen.time_min_high is not None and chosen.basis == PREDICTED and chosen.time_min_high <= deadline_min:
-        head += f", meeting the {minutes_text(deadline_min)} deadline on the interval's upper end"
-    elif deadline_min is not None and chosen.time_min <= deadline_min:
-        head += f", meeting the {minutes_text(deadline_min)} deadline on its measured time"
+    if deadline_min is not None and (bound := stated_time(chosen)) is not None and bound <= deadline_min:
+        on = "on the interval's upper end" if chosen.basis == PREDICTED else "on its measured time" + (_slow_text(late) if late else "")
+        head += f", meeting the {minutes_text(deadline_min)} deadline {on}"
     if len(p.counts) > 1:
         head += f"; {_efficiency_text(chosen, p)}"
     if next_step is None:
@@ -334,39 +406,59 @@ def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: fl
     return text
 
 
+def _deadline_choice(p: Planner, candidates: list[int], deadline_min: float, capped: str) -> tuple[Step, str]:
+    """The smallest candidate whose stated time meets the deadline; else the fastest measured count or, when a budget
+    leaves the fastest measured counts out, the fastest count within it on its stated time; with the reason."""
+    reach = math.ceil(p.counts[0] / REACH_BELOW)
+    searched = ("" if p.model is None else
+                f"; searched in whole nodes of {node_size(p.rows):,} from {candidates[0]:,} to {candidates[-1]:,}" if candidates[0] >= reach
+                else f"; below the search's reach ({reach:,}, {REACH_BELOW}x below the smallest count measured), the one count the budget buys")
+    steps = []
+    for count in candidates:  # ascending, so the first that meets it is the smallest
+        s = p.step(count)
+        if s is None:
+            continue
+        bound = stated_time(s)
+        if bound is not None and bound <= deadline_min:
+            on = "its measured time" if s.basis == MEASURED else "the upper end of its predicted interval"
+            return s, f"the smallest count that meets the {minutes_text(deadline_min)} deadline, on {on}{capped}{searched}"
+        steps.append(s)
+    missed = f"no count meets the {minutes_text(deadline_min)} deadline, on measured times or predicted upper ends"
+    measured = [s for s in steps if s.basis == MEASURED]
+    if measured and not capped:
+        return min(measured, key=lambda s: s.time_min), f"{missed}: the fastest measured{searched}"
+    # a budget that leaves the fastest measured counts out: the fastest count it buys, on the time a deadline is held to
+    stated = [s for s in steps if stated_time(s) is not None] or steps
+    chosen = min(stated, key=lambda s: (stated_time(s) or s.time_min, s.accelerators))
+    on = "its measured time" if chosen.basis == MEASURED else "the upper end of its predicted interval"
+    return chosen, f"{missed}: the fastest within the budget, on {on}{capped}{searched}"
+
+
 def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = None, max_accelerators: int | None = None) -> Recommendation:
-    """The recommendation of one group's planner. Raises NoCandidate when `max_accelerators` is below every count."""
-    candidates = _candidates(p, max_accelerators)
+    """The recommendation of one group's planner. Raises NoCandidate when `max_accelerators` is below every count the
+    planner may answer (search_counts)."""
+    candidates = search_counts(p, max_accelerators)
     if not candidates:
-        raise NoCandidate(f"no {p.accelerator_group} configuration measured with at most {max_accelerators:,} accelerators "
-                          f"(the smallest has {p.counts[0]:,})")
+        raise NoCandidate(_nothing_within(p, max_accelerators))
     measured = [c for c in candidates if c in p.evidence]
-    if not measured:
-        raise NoCandidate(f"no {p.accelerator_group} configuration measured with at most {max_accelerators:,} accelerators "
-                          f"(the smallest has {p.counts[0]:,})")
     capped = f", at most {max_accelerators:,} accelerators" if max_accelerators is not None and max(p.counts) > max_accelerators else ""
     if deadline_min is not None:
-        meeting = []
-        for count in candidates:
-            s = p.step(count)
-            if s is None:
-                continue
-            bound = s.time_min if s.basis == MEASURED else s.time_min_high
-            if bound is not None and bound <= deadline_min:
-                meeting.append(s)
-        if meeting:
-            chosen = meeting[0]
-            on = "its measured time" if chosen.basis == MEASURED else "the upper end of its predicted interval"
-            reason = f"the smallest count that meets the {minutes_text(deadline_min)} deadline, on {on}{capped}"
-        else:
-            chosen = min((p.evidence_step(c) for c in measured), key=lambda s: s.time_min)
-            reason = f"no count meets the {minutes_text(deadline_min)} deadline, on measured times or predicted upper ends: the fastest measured{capped}"
-    else:
+        chosen, reason = _deadline_choice(p, candidates, deadline_min, capped)
+    elif measured:
         good = [c for c in measured if p.evidence[c].efficiency >= threshold]
         count = max(good) if good else min(measured)
         chosen = p.step(count)  # type: ignore[assignment]
         reason = (f"the largest measured count whose measured efficiency is at least {threshold:g}{capped}" if good
                   else f"the measured efficiency is below {threshold:g} at every count but the smallest{capped}")
+    else:
+        # a budget below the smallest measured count: the largest count it holds that is still efficient, predicted
+        budgeted = [s for s in (p.step(c) for c in candidates) if s is not None]
+        efficient = [s for s in budgeted if s.efficiency >= threshold]
+        chosen = efficient[-1] if efficient else budgeted[0]
+        reason = (f"at most {max_accelerators:,} accelerators, below the smallest count measured ({p.counts[0]:,}): the largest count "
+                  f"within it, in whole nodes of {node_size(p.rows):,}, whose predicted efficiency is at least {threshold:g}" if efficient
+                  else f"at most {max_accelerators:,} accelerators, below the smallest count measured ({p.counts[0]:,}): the predicted "
+                  f"efficiency is below {threshold:g} at every count within it, so the smallest")
     assert chosen is not None
     next_step = p.step(2 * chosen.accelerators) if p.model is not None or 2 * chosen.accelerators in p.evidence else None
     if next_step is None and p.model is None:
@@ -374,7 +466,10 @@ def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = N
         next_step = p.step(larger[0]) if larger else None
     warning = p.warning([s for s in (chosen, next_step) if s is not None])
     knee, knee_low, knee_high = p.knee(threshold)
-    sentence = _sentence(p, chosen, next_step, deadline_min, warning)
+    bound = stated_time(chosen)
+    meets = None if deadline_min is None else bool(bound is not None and bound <= deadline_min)
+    late = slow_runs(p, chosen.accelerators, deadline_min) if deadline_min is not None and meets and chosen.basis == MEASURED else []
+    sentence = _sentence(p, chosen, next_step, deadline_min, warning, late)
     e = chosen.evidence
     return Recommendation(
         accelerator_group=p.accelerator_group, basis=chosen.basis, threshold=threshold, deadline_min=deadline_min,
@@ -397,6 +492,10 @@ def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = N
         backtest_counts=None if p.backtest is None else p.backtest.cases,
         backtest_covered=None if p.backtest is None or not p.backtest.with_interval else p.backtest.covered,
         warning=warning, reason=reason, sentence=sentence,
+        deadline_basis=None if not meets else "measured time" if chosen.basis == MEASURED else "interval's upper end",
+        meets_deadline=meets,
+        slowest_run_misses_deadline=None if deadline_min is None or e is None or e.slowest_run_min is None else bool(e.slowest_run_min > deadline_min),
+        slow_runs="; ".join(f"{system} (slowest run {slowest:,.2f} min)" for system, slowest in late) or None,
     )
 
 
@@ -416,7 +515,8 @@ def recommendation_table(efficiency: pl.DataFrame, backtest: pl.DataFrame | None
         p = planner(group, str(group_name), ruleset_name(str(round_name)), str(benchmark), str(round_name), tested)
         found = recommend(p, threshold)
         row = asdict(found)
-        del row["deadline_min"]
+        for deadline_field in DEADLINE_FIELDS:
+            del row[deadline_field]
         rows.append({"round": round_name, "round_order": round_order(str(round_name)), "benchmark": benchmark,
                      "benchmark_canonical": name.canonical_name, "workload": name.workload, **row})
     return pl.DataFrame(rows, schema=frame_schema(RecommendationsSchema)).sort("round", "benchmark", "accelerator_group")
