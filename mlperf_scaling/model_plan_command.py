@@ -16,7 +16,7 @@ import polars as pl
 from rich.console import Console
 
 from mlperf_scaling.tasks.metrics.model_plan import Answer, ModelPlan, make_model_plan, resolve_group
-from mlperf_scaling.tasks.metrics.plan import PlanError, parse_minutes
+from mlperf_scaling.tasks.metrics.plan import PlanError
 from mlperf_scaling.tasks.metrics.transfer import LEVEL, Request, language_model_evidence, leaned_on_text
 from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
@@ -37,11 +37,10 @@ def _request_problem(args: argparse.Namespace) -> str | None:
         return "plan: a BENCHMARK or --model-params, not both"
     if args.tokens is None or args.accelerator is None:
         return "plan --model-params: give --tokens T and --accelerator A too (e.g. --tokens 2e12 --accelerator H100-SXM)"
-    for name in ("model_params", "tokens", "seq_len"):
-        if getattr(args, name) <= 0:
-            return f"--{name.replace('_', '-')} must be positive"
-    if args.active_params is not None and not 0 < args.active_params <= args.model_params:
-        return "--active-params must be positive and at most --model-params"
+    if args.active_params is not None and args.active_params > args.model_params:
+        return "--active-params: at most --model-params (the parameters each token uses, of all the model's)"
+    if args.round_names is not None or args.round_name != "best":
+        return "--round and --rounds are for a benchmark's plan; a model's plan leans on every round that measured the accelerator"
     if args.global_batch is not None:
         return "--global-batch is for a benchmark's plan; a model's plan assumes the batch keeps the accelerators as busy as measured"
     return None
@@ -50,15 +49,15 @@ def _request_problem(args: argparse.Namespace) -> str | None:
 def print_model_plan(args: argparse.Namespace, console: Console) -> int:
     if (problem := _request_problem(args)) is not None:
         return _fail(problem)
+    deadline = args.deadline  # in minutes, checked as the options were parsed
     try:
-        deadline = parse_minutes(args.deadline) if args.deadline else None
         context, backtest = read_queries(args.warehouse, "all_context", "all_transfer_backtest")
         evidence = language_model_evidence(context)
         request = Request(args.active_params or args.model_params, args.model_params, args.seq_len,
                           resolve_group(evidence, args.accelerator), args.precision, args.accelerators)
         plan = make_model_plan(evidence, backtest, request, args.tokens, deadline, args.price_per_accelerator_hour, args.max_accelerators)
-    except ValueError as exc:  # a bad --deadline, or a PlanError
-        return _fail(str(exc) if isinstance(exc, PlanError) else f"--deadline: {exc}")
+    except PlanError as exc:
+        return _fail(str(exc))
     except WarehouseMissing as exc:
         return _fail(str(exc))
     if args.output_format == "json":

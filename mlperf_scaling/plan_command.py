@@ -15,7 +15,7 @@ import polars as pl
 from rich.console import Console
 
 from mlperf_scaling.tasks.metrics.calibration import LEVEL, coverage
-from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, parse_minutes, select
+from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, select
 from mlperf_scaling.tasks.metrics.predict import MODELS
 from mlperf_scaling.tasks.metrics.recommend import MEASURED, NoCandidate, Step, minutes_text
 from mlperf_scaling.terminal import Column, print_fitted
@@ -43,23 +43,12 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
         return _fail("plan: name a BENCHMARK, or a model with --model-params P --tokens T --accelerator A")
     if model_only:
         return _fail(f"{', '.join(model_only)}: for a model's plan, with --model-params")
-    try:
-        deadline = parse_minutes(args.deadline) if args.deadline else None
-    except ValueError as exc:
-        return _fail(f"--deadline: {exc}")
-    if args.max_accelerators is not None and args.max_accelerators < 1:
-        return _fail("--max-accelerators must be at least 1")
-    if args.price_per_accelerator_hour is not None and args.price_per_accelerator_hour < 0:
-        return _fail("--price-per-accelerator-hour cannot be negative")
-    if not 0 < args.threshold < 1:
-        return _fail("--threshold must be between 0 and 1")
-    if args.accelerators is not None and args.accelerators < 1:
-        return _fail("--accelerators must be at least 1")
-    if args.global_batch is not None and (args.global_batch <= 0 or args.accelerators is None):
-        return _fail("--global-batch: a positive batch, with --accelerators N (the prediction it is for)")
+    deadline = args.deadline  # in minutes: the option's values are checked as they are parsed (mlperf_scaling.arguments)
+    if args.global_batch is not None and args.accelerators is None:
+        return _fail("--global-batch: with --accelerators N (the prediction it is for)")
     try:
         efficiency, backtest = read_queries(args.warehouse, "all_efficiency", "all_backtest")
-        selection = select(efficiency, args.benchmark, args.accelerator, args.round_name)
+        selection = select(efficiency, args.benchmark, args.accelerator, args.round_name, among=args.round_names)
         plan = make_plan(selection, args.threshold, deadline, args.max_accelerators, args.accelerators, args.global_batch,
                          coverage(backtest))
     except (WarehouseMissing, PlanError, NoCandidate) as exc:

@@ -169,6 +169,55 @@ def test_the_main_job_refused_midway_ends_in_one_line(inject, said, second, code
     assert not list(tmp_path.glob("*.draft"))
 
 
+def _polars_writes_the_front_page_to_a_full_disk(monkeypatch):
+    """The front page's CSV written by polars itself onto a device that is always full: polars' own error, an OSError
+    with no errno ("No space left on device (os error 28)")."""
+    from mlperf_scaling.tasks.publish import steps
+
+    real = steps.write_tables
+
+    def full(folder, tables):
+        if "best_recommendations" in tables:
+            tables["best_recommendations"].write_csv("/dev/full")
+        return real(folder, tables)
+
+    monkeypatch.setattr(steps, "write_tables", full)
+
+
+def test_the_front_pages_csv_refused_by_polars_ends_in_one_line(prefect_isolated, tmp_path, monkeypatch, capsys):
+    from conftest import fixture_round
+
+    mirror = tmp_path / "mirror"
+    fixture_round("v5.1", mirror)
+    _polars_writes_the_front_page_to_a_full_disk(monkeypatch)
+    warehouse = tmp_path / "w.duckdb"
+    assert main(["run", "--mirror", str(mirror), "--warehouse", str(warehouse), "--reports", str(tmp_path / "reports")]) == 1
+    out, err = capsys.readouterr()
+    last = err.rstrip("\n").splitlines()[-1]
+    assert "no space left on the device" in last and "--reports" in last and last.startswith("mlperf-scaling: "), last
+    assert "Traceback" not in err and "Traceback" not in out
+    assert warehouse_state(warehouse)[2][0] > 0  # the round is kept
+
+
+@pytest.mark.parametrize("library", ["polars", "duckdb"])
+def test_a_full_disk_said_by_a_library_without_an_errno_is_the_machines(library, tmp_path):
+    import duckdb
+    import polars as pl
+
+    from mlperf_scaling.failures import machine_fault
+
+    try:
+        if library == "polars":
+            pl.DataFrame({"n": range(100_000)}).write_csv("/dev/full")
+        else:
+            duckdb.connect().execute("copy (select range from range(100000)) to '/dev/full' (format csv)")
+    except Exception as exc:  # noqa: BLE001 - whatever the library raises is what is read
+        said = str(machine_fault(exc, "the reports", tmp_path, "--reports"))
+    else:
+        pytest.fail(f"{library} wrote to /dev/full")
+    assert said.startswith(f"the reports {tmp_path}: no space left on the device") and said.endswith("point --reports at another disk")
+
+
 def test_a_fault_worded_by_duckdb_is_read_as_the_machines():
     import duckdb
 

@@ -208,7 +208,8 @@ def test_the_command_answers_and_refuses(v41_with_trends, capsys):
         (["plan", "--model-params", "70e9", "--accelerator", "H100-SXM"], "plan --model-params: give --tokens T and --accelerator A too"),
         (["plan", "bert", "--model-params", "70e9", "--tokens", "1e12", "--accelerator", "H100-SXM"], "plan: a BENCHMARK or --model-params, not both"),
         (["plan", "bert", "--tokens", "1e12"], "--tokens: for a model's plan, with --model-params"),
-        ([*argv, "--active-params", "80e9"], "--active-params must be positive and at most --model-params"),
+        ([*argv, "--active-params", "80e9"], "--active-params: at most --model-params"),
+        ([*argv, "--round", "v4.1"], "--round and --rounds are for a benchmark's plan"),
         ([*argv, "--deadline", "soon"], "--deadline: not a duration: 'soon'"),
     ]:
         assert main([*bad, "--warehouse", warehouse] if "--warehouse" not in bad else bad) == 2

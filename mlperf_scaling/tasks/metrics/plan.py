@@ -77,10 +77,12 @@ class Selection:
     why_round: str | None = None  # why this round, when the user did not name it
 
 
-def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = None, round_name: str = "best") -> Selection:
+def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = None, round_name: str = "best",
+           among: list[str] | None = None) -> Selection:
     """The rows a plan is made from. `benchmark`: folder or canonical name; `accelerator`: a comparable group
     (H100-SXM), or a family (H100) when it has one group; default the group with most distinct counts. `round_name`:
-    a round, `latest` (the newest that has it) or `best` (the one that measured it best: best_measured_round)."""
+    a round, `latest` (the newest that has it) or `best` (the one that measured it best: best_measured_round);
+    `among`: the rounds `best` chooses from (default: every round)."""
     if efficiency.height == 0:
         raise PlanError("the warehouse holds no analysed round: run `mlperf-scaling run` first")
     wanted = normal_name(benchmark)
@@ -96,6 +98,13 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         rows = exact if exact.height else rows.filter(_normal_eq("accelerator_family", wanted_group))
         if rows.height == 0:
             raise PlanError(f"no {benchmark} result on {accelerator!r} in any round; measured on: {', '.join(measured_on)}")
+    if among:
+        wanted_rounds = {normal_round(r) for r in among}
+        held = sorted(set(rows["round"].to_list()), key=round_key)
+        rows = rows.filter(pl.col("round").is_in(wanted_rounds))
+        if rows.height == 0:
+            raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {', '.join(sorted(wanted_rounds, key=round_key))}; "
+                            f"rounds that have it: {', '.join(held)}")
     rounds = sorted(set(rows["round"].to_list()), key=round_key)
     if round_name not in (BEST, "latest"):
         try:
@@ -126,7 +135,8 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
     why = None
     if round_name == BEST:
         counts = chosen["accelerators"].n_unique()
-        why = f"the round that measured it best: {counts} accelerator count{'s' if counts != 1 else ''}"
+        why = (f"the round that measured it best{' of ' + ', '.join(rounds) if among else ''}: {counts} accelerator "
+               f"count{'s' if counts != 1 else ''}")
         if chosen_round != rounds[-1]:
             why += f"; the newest with it is {rounds[-1]} (--round {rounds[-1]})"
     return Selection(chosen_round, folder, benchmark_name(folder, chosen_round).workload, str(group), chosen, others, why)
