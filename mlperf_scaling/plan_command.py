@@ -47,8 +47,8 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
     if args.global_batch is not None and args.accelerators is None:
         return _fail("--global-batch: with --accelerators N (the prediction it is for)")
     try:
-        efficiency, backtest = read_queries(args.warehouse, "all_efficiency", "all_backtest")
-        selection = select(efficiency, args.benchmark, args.accelerator, args.round_name, among=args.round_names)
+        efficiency, backtest, presence = read_queries(args.warehouse, "all_efficiency", "all_backtest", "workload_presence")
+        selection = select(efficiency, args.benchmark, args.accelerator, args.round_name, among=args.round_names, presence=presence)
         plan = make_plan(selection, args.threshold, deadline, args.max_accelerators, args.accelerators, args.global_batch,
                          coverage(backtest))
     except (WarehouseMissing, PlanError, NoCandidate) as exc:
@@ -99,6 +99,7 @@ def plan_rows(plan: Plan, price: float | None) -> pl.DataFrame:
     if price is not None:
         rows = rows.with_columns(cost_usd=pl.col("accelerator_hours") * price)
     return rows.with_columns(pl.lit(plan.selection.round).alias("round"), pl.lit(plan.selection.benchmark).alias("benchmark"),
+                             pl.lit(plan.selection.canonical).alias("benchmark_canonical"),
                              pl.lit(plan.selection.accelerator_group).alias("accelerator_group"))
 
 
@@ -118,7 +119,7 @@ def _backtest_document(plan: Plan) -> dict:
 def plan_document(plan: Plan, price: float | None) -> dict:
     """The whole plan for a program: what was chosen and why, the configurations, the recommendation, the backtest."""
     s = plan.selection
-    rows = plan_rows(plan, price).drop("round", "benchmark", "accelerator_group")
+    rows = plan_rows(plan, price).drop("round", "benchmark", "benchmark_canonical", "accelerator_group")
 
     def part(kind: str) -> list[dict]:
         chosen = rows.filter(pl.col("kind") == kind).drop("kind")
@@ -127,7 +128,8 @@ def plan_document(plan: Plan, price: float | None) -> dict:
     at = part("at_accelerators")
     other = part("other_model")
     return {
-        "round": s.round, "benchmark": s.benchmark, "workload": s.workload, "accelerator_group": s.accelerator_group,
+        "round": s.round, "benchmark": s.benchmark, "benchmark_canonical": s.canonical, "workload": s.workload, "label": s.label,
+        "accelerator_group": s.accelerator_group,
         "why_round": s.why_round, "other_groups": s.other_groups,
         "efficiency_reference": {"accelerators": plan.planner.reference_accelerators, "time_min": plan.planner.reference_time_min,
                                  "system": plan.planner.reference_system},
@@ -261,7 +263,7 @@ def _at_text(plan: Plan) -> list[str]:
 
 def _print(plan: Plan, console: Console, price: float | None) -> None:
     s, r, p = plan.selection, plan.recommendation, plan.planner
-    console.print(f"[bold]{s.workload}[/bold] ({s.benchmark}) on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}"
+    console.print(f"[bold]{s.label}[/bold], {s.workload.split(' (')[0]}, on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}"
                   + (f" ({s.why_round})" if s.why_round else ""))
     if s.other_groups:
         console.print(f"Other comparable groups in {s.round}: {', '.join(s.other_groups)} (--accelerator)")

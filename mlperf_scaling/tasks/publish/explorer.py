@@ -56,8 +56,7 @@ def _records(frame: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def workload(canonical: str) -> str:
-    name = canonical_benchmark(canonical)
-    return f"{name.model} ({canonical})" if name.listed and name.model.lower().replace("-", "_") != canonical else name.model
+    return canonical_benchmark(canonical).label
 
 
 def fit_curves(fitted_points: pl.DataFrame) -> pl.DataFrame:

@@ -50,7 +50,7 @@ _RECOMMENDATION_COLUMNS = [
 ]
 _SINGLE_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("accelerators", "N"),
                    ("measured_time_min", "best time (min)"), ("n_systems", "systems")]
-_EXCLUSION_COLUMNS = [("benchmark", "benchmark"), ("submitter", "submitter"), ("system", "system"), ("reason", "reason")]
+_EXCLUSION_COLUMNS = [("workload_label", "workload"), ("submitter", "submitter"), ("system", "system"), ("reason", "reason")]
 _GAIN_COLUMNS = [
     ("accelerator_group", "accelerator group"), ("round", "round"), ("previous_round", "against the fit of"),
     ("n_systems", "systems"), ("median_ratio", "measured / predicted, median"), ("best_ratio", "best"), ("range", "N"),
@@ -240,8 +240,9 @@ def render_index(
         sections.append({
             "benchmark": benchmark,
             "canonical": group["benchmark_canonical"][0] if group.height else name.canonical_name,
-            "title": name.model,
+            "title": name.label,
             "task": name.task,
+            "folder_note": name.note if benchmark != name.canonical_name else "",
             "n_systems": row["n_systems"],
             "facts": _facts(row, group),
             "figures": _figures(benchmark, plots),
@@ -252,13 +253,27 @@ def render_index(
         })
     answers, single = recommendation_rows(recommendations if recommendations is not None else pl.DataFrame(
         schema={"benchmark": pl.String, "n_distinct_accelerators": pl.Int64, "n_systems": pl.Int64}))
+    excluded = [{**r, "workload_label": workload_label(r["benchmark"], round_name)} for r in exclusions.to_dicts()]
     threshold = recommendations["threshold"][0] if recommendations is not None and recommendations.height else 0.5
     return _templates().get_template("round.html.j2").render(
         round=round_name, note=NOTE, source=source, sections=sections, columns=_TABLE_COLUMNS, fit_columns=_FIT_COLUMNS,
-        exclusions=exclusions.to_dicts(), exclusion_columns=_EXCLUSION_COLUMNS, answers=answers, single=single,
+        exclusions=excluded, exclusion_columns=_EXCLUSION_COLUMNS, unscored=unscored_workloads(round_name, summary, exclusions), answers=answers, single=single,
         answer_columns=_RECOMMENDATION_COLUMNS, single_columns=_SINGLE_COLUMNS, threshold=threshold,
         coverage=coverage_sentence(backtest, "In this round's backtest"),
     )
+
+
+def unscored_workloads(round_name: str, summary: pl.DataFrame, exclusions: pl.DataFrame) -> list[str]:
+    """The round's workloads none of whose scores could be analysed, each with how many there are and the commonest
+    reason: a workload held but unscored says so, rather than missing from the page."""
+    analysed = set(summary["benchmark"].to_list()) if summary.height else set()
+    said = []
+    left = exclusions.filter(~pl.col("benchmark").is_in(list(analysed)))
+    for (benchmark,), rows in sorted(left.group_by(["benchmark"]), key=lambda item: str(item[0][0])):
+        reason = rows["reason"].mode().sort()[0]
+        said.append(f"{workload_label(str(benchmark), round_name)}: {rows.height:,} score row{'s' if rows.height != 1 else ''}, "
+                    f"none analysed ({reason})")
+    return said
 
 
 def _gain_rows(gains: pl.DataFrame) -> list[dict]:
@@ -277,7 +292,7 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
     for workload in sorted(trends["benchmark_canonical"].unique().to_list()):
         figure = figure_files(plots[workload]) if workload in plots else None
         workload_gains = gains.filter(pl.col("benchmark_canonical") == workload) if gains is not None else None
-        sections.append({"workload": workload, "title": canonical_benchmark(workload).model, "task": canonical_benchmark(workload).task, "figure": figure,
+        sections.append({"workload": workload, "title": canonical_benchmark(workload).label, "task": canonical_benchmark(workload).task, "figure": figure,
                          "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts(),
                          "gains": _gain_rows(workload_gains) if workload_gains is not None and workload_gains.height else []})
     return _templates().get_template("trends.html.j2").render(
@@ -304,7 +319,7 @@ def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set
                            "csv": "recommendations.csv" if has_page else "", "csv_href": f"{r['round']}/recommendations.csv" if has_page else None})
     answers, _ = recommendation_rows(latest)
     for row in answers:
-        row["round_href"] = f"{row['round']}/index.html#{row['benchmark']}" if row["round"] in published else None
+        row["round_href"] = f"{row['round']}/index.html#{row['benchmark_canonical']}" if row["round"] in published else None
     answers.sort(key=lambda row: (row["workload_label"].lower(), row["accelerator_group"]))
     return _templates().get_template("index.html.j2").render(
         rounds=round_rows, round_columns=_ROUND_COLUMNS, latest=answers, latest_columns=_LATEST_COLUMNS, note=NOTE,

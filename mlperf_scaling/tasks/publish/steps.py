@@ -134,7 +134,8 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
     why = Path(reports) / "why"
     write_tables(why, {"explanations": trends.explanations, "paper_claims": trends.claims, "workload_ranking": trends.ranking})
     results = trends.context.filter(pl.col("accelerators") > 0)
-    write_why_pages(why, trends.explanations, trends.claims, trends.ranking, results, draw_why_plots(results, (why / "plots").resolve(), formats))
+    write_why_pages(why, trends.explanations, trends.claims, trends.ranking, results, draw_why_plots(results, (why / "plots").resolve(), formats),
+                    frozenset(trends.round_trends["benchmark_canonical"].unique().to_list()))
     return write_index(folder, render_trends(trends.round_trends, trends.carried_over, plots, trends.software_gains))
 
 

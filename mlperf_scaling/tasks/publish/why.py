@@ -33,7 +33,8 @@ _RANK_COLUMNS = [("rank", "rank"), ("benchmark", "benchmark"), ("parallel_fracti
                  ("knee_accelerators", "E = threshold at N (median)"), ("groups", "accelerator groups")]
 
 
-def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None, power_figure: dict | None) -> str:
+def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None, power_figure: dict | None,
+                   across_rounds: bool = False) -> str:
     model = explanations.filter(pl.col("workload") == workload)
     summary = model.row(0, named=True) if model.height else None
     mfu = (context.filter(pl.col("mfu").is_not_null()).group_by("round", "accelerator_family")
@@ -49,16 +50,18 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
                         (pl.col("energy_j_dc") / pl.col("energy_j")).alias("dc_over_ac_energy"))
     by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *[str(v) for v in row.values()]))  # noqa: E731
     name = canonical_benchmark(workload)
-    return render_page("why_workload.html.j2", workload=workload, title=name.model, task=name.task, summary=summary,
+    return render_page("why_workload.html.j2", workload=workload, title=name.label, task=name.task, summary=summary,
                        explanations=model.sort("cv_r2_share", descending=True).to_dicts(), explanation_columns=_EXPLANATION_COLUMNS,
                        figure=figure, power_figure=power_figure, mfu=by_round(mfu), mfu_columns=_MFU_COLUMNS,
                        generations=by_round(generations), generation_columns=_GENERATION_COLUMNS,
-                       power=power.to_dicts(), power_columns=_POWER_COLUMNS, ac_dc=by_round(ac_dc), ac_dc_columns=_AC_DC_COLUMNS, note=NOTE)
+                       power=power.to_dicts(), power_columns=_POWER_COLUMNS, ac_dc=by_round(ac_dc), ac_dc_columns=_AC_DC_COLUMNS, note=NOTE,
+                       across_rounds=across_rounds)
 
 
 def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFrame, ranking: pl.DataFrame, context: pl.DataFrame,
-                    plots: dict[str, dict[str, list[Path]]]) -> Path:
-    """reports/why/index.html and a page per workload (`plots`: each workload's figure files by kind); returns the index."""
+                    plots: dict[str, dict[str, list[Path]]], across_rounds: frozenset[str] = frozenset()) -> Path:
+    """reports/why/index.html and a page per workload (`plots`: each workload's figure files by kind; `across_rounds`:
+    the workloads the trends page has a section for, which a page links); returns the index."""
     folder.mkdir(parents=True, exist_ok=True)
     workloads = []
     for workload in sorted(context["benchmark_canonical"].unique().to_list()):
@@ -67,9 +70,10 @@ def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFra
             continue
         figures = {kind: figure_files(paths) for kind, paths in plots.get(workload, {}).items()}
         page = folder / f"{workload}.html"
-        page.write_text(_workload_page(workload, explanations, results, figures.get("why"), figures.get("power")), encoding="utf-8")
+        page.write_text(_workload_page(workload, explanations, results, figures.get("why"), figures.get("power"),
+                                        workload in across_rounds), encoding="utf-8")
         model = explanations.filter(pl.col("workload") == workload)
-        workloads.append({"workload": canonical_benchmark(workload).model, "workload_href": page.name, "n_results": results.height,
+        workloads.append({"workload": canonical_benchmark(workload).label, "workload_href": page.name, "n_results": results.height,
                           "cv_r2_n_only": model["cv_r2_n_only"][0] if model.height else None,
                           "cv_r2_full": model["cv_r2_full"][0] if model.height else None})
     ranks = sorted(ranking.to_dicts(), key=lambda row: (-round_key(row["round"])[0], -round_key(row["round"])[1], row["rank"]))

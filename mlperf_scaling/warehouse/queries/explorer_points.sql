@@ -1,5 +1,6 @@
 -- Every score row with a time to train (one point each in the explorer), with its derived metrics where the analysis
 -- compared it, and its configuration and power beside it ($round: one round, or null for every round). Rows the analysis left out keep their reason.
+-- The analysis names a round's workload once (v0.6 Google's folder mask as maskrcnn): joined by the canonical name.
 select
     s.round, s.benchmark, s.benchmark_canonical, s.submitter, s.system, s.division, s.status,
     coalesce(e.accelerator_group, 'not compared') as accelerator_group,
@@ -16,9 +17,11 @@ select
               || ' EP' || coalesce(c.expert_parallelism, 1) end as parallelism,
     c.mfu, c.peak_w / 1000 as peak_kw, c.j_per_sample, s.rcp_status, s.result_id, f.files_url
 from scores s
-left join efficiency e using (round, benchmark, submitter, system)
-left join analysis_exclusions x using (round, benchmark, submitter, system)
-left join result_context c using (round, benchmark, submitter, system)
-left join score_files f using (round, benchmark, submitter, system)
+left join efficiency e on e.round = s.round and e.benchmark_canonical = s.benchmark_canonical and e.submitter = s.submitter and e.system = s.system
+left join analysis_exclusions x
+    on x.round = s.round and x.benchmark in (s.benchmark, s.benchmark_canonical) and x.submitter = s.submitter and x.system = s.system
+left join result_context c
+    on c.round = s.round and c.benchmark_canonical = s.benchmark_canonical and c.submitter = s.submitter and c.system = s.system
+left join score_files f on f.round = s.round and f.benchmark = s.benchmark and f.submitter = s.submitter and f.system = s.system
 where s.time_to_train_min is not null and ($round is null or s.round = $round)
 order by s.round, s.benchmark_canonical, s.accelerators, s.time_to_train_min, s.submitter, s.system
