@@ -77,9 +77,15 @@ def test_a_page_that_links_a_file_that_is_not_there_is_found(tmp_path):
     (round_folder / "plots").mkdir(parents=True)
     (round_folder / "plots" / "bert_time.svg").write_text("<svg/>")
     (round_folder / "index.html").write_text('<a href="../index.html">all</a><img src="plots/bert_time.svg"><img src="plots/bert_scaling.svg">'
-                                             '<a href="https://mlcommons.org">MLCommons</a><a href="#answer">answer</a>')
+                                             '<a href="https://mlcommons.org">MLCommons</a><a href="#answer">answer</a><section id="answer"></section>')
     (tmp_path / "index.html").write_text('<a href="v4.1/index.html">v4.1</a><a href="trends/index.html">trends</a>')
     assert missing_links(round_folder / "index.html") == ["plots/bert_scaling.svg"]  # the figure a worker wrote elsewhere
+    # an anchor is a link too: to a section the page, or another, does not have; a view's state is the explorer's
+    (round_folder / "anchors.html").write_text('<section id="answer"></section><a href="#answer">here</a><a href="#gone">gone</a>'
+                                               '<a href="index.html#bert">section</a><a href="explore.html#workload=bert">view</a>'
+                                               '<a href="../v4.1/anchors.html#answer">there</a>')
+    (round_folder / "explore.html").write_text("<div></div>")
+    assert missing_links(round_folder / "anchors.html") == ["#gone", "index.html#bert"]
     assert check_reports.fn(str(tmp_path), ["v4.1"]) == {"v4.1": ["v4.1/index.html: plots/bert_scaling.svg"],
                                                          "": ["index.html: trends/index.html"]}
 

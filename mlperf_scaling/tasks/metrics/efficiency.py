@@ -218,20 +218,28 @@ def _convergence(table: pl.DataFrame) -> pl.DataFrame:
 
 
 # Above this, a group efficiency is said in words: more than the reference per accelerator is real but rare (another
-# software stack or host, fewer samples to converge), and a reader must not take it for perfect scaling
-SUPER_LINEAR = 1.1
+# software stack or host, fewer samples to converge), and a reader must not take it for better than perfect scaling
+SUPER_LINEAR = 1.0
+ALSO_SAID = 1.05  # the smaller of the two parts is named beside the larger only when it too is this far above 1
+
+
+def _two_decimals(value: pl.Expr) -> pl.Expr:
+    """A ratio as text with two decimals, 1.00 rather than 1.0."""
+    hundredths = (value * 100).round(0).cast(pl.Int64)
+    return pl.format("{}.{}", hundredths // 100, (hundredths % 100).cast(pl.String).str.zfill(2))
 
 
 def _note() -> pl.Expr:
-    """Why an efficiency is above SUPER_LINEAR, from its two parts where they are known."""
+    """Why an efficiency is above 1 (SUPER_LINEAR), from its two parts where they are known."""
     throughput = pl.format("{}x the reference's training per accelerator-minute (another software stack, host or "
-                           "precision)", pl.col("throughput_part").round(2))
-    convergence = pl.format("converged in {}x the reference's samples", (1 / pl.col("convergence_part")).round(2))
+                           "precision)", _two_decimals(pl.col("throughput_part")))
+    convergence = pl.format("converged in {}x the reference's samples", _two_decimals(1 / pl.col("convergence_part")))
     said = (
         pl.when(pl.col("throughput_part").is_null())
         .then(pl.format("faster per accelerator than the best system at the group's smallest size ({})", pl.col("parts_note")))
-        .when((pl.col("throughput_part") > SUPER_LINEAR) & (pl.col("convergence_part") > SUPER_LINEAR))
-        .then(pl.format("{}; and {}", throughput, convergence))
+        .when((pl.col("throughput_part") > ALSO_SAID) & (pl.col("convergence_part") > ALSO_SAID))
+        .then(pl.when(pl.col("throughput_part") >= pl.col("convergence_part")).then(pl.format("{}; and {}", throughput, convergence))
+              .otherwise(pl.format("{}; and {}", convergence, throughput)))
         .when(pl.col("throughput_part") >= pl.col("convergence_part"))
         .then(throughput)
         .otherwise(convergence)

@@ -8,7 +8,7 @@ select
     coalesce(e.time_to_train_min_low, s.time_to_train_min_low) as time_to_train_min_low,
     coalesce(e.time_to_train_min_high, s.time_to_train_min_high) as time_to_train_min_high,
     s.accelerators * s.time_to_train_min / 60 as accelerator_hours,
-    e.efficiency, e.throughput_part, e.convergence_part, coalesce(e.is_pareto, false) as is_pareto,
+    e.efficiency, e.efficiency_note, e.throughput_part, e.convergence_part, coalesce(e.is_pareto, false) as is_pareto,
     s.energy_j / 3.6e6 as energy_kwh, e.average_kw, s.global_batch_size,
     x.reason as left_out_because,
     c.interconnect_kind, c.scale_up_domain, c.network_kind, c.cooling, c.precision_linear,
