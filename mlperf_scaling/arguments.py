@@ -23,7 +23,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     _argv: list[str] | None = None
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def,override]
+    def parse_known_args(self, args=None, namespace=None):
         # the words given, so that an option the command does not have can be said with the command's name
         self._argv = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)

@@ -184,10 +184,10 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         except ValueError as exc:
             raise PlanError(str(exc)) from None
         if round_name not in rounds:
-            held = (presence.filter((pl.col("benchmark_canonical") == canonical) & (pl.col("round") == round_name))
-                    if presence is not None and accelerator is None else None)
-            if held is not None and held.height:
-                raise PlanError(f"{_unscored(label, held, round_name)}; rounds with one: {', '.join(rounds)}")
+            there = (presence.filter((pl.col("benchmark_canonical") == canonical) & (pl.col("round") == round_name))
+                     if presence is not None and accelerator is None else None)
+            if there is not None and there.height:
+                raise PlanError(f"{_unscored(label, there, round_name)}; rounds with one: {', '.join(rounds)}")
             raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {round_name}; "
                             f"rounds that have it: {', '.join(rounds)}")
         chosen_round = round_name

@@ -83,7 +83,7 @@ def measured_evidence(rows: pl.DataFrame) -> dict[int, CountEvidence]:
         found[int(count)] = CountEvidence(
             int(count), float(best["time_to_train_min"]), f"{best['submitter']}/{best['system']}", at.height,
             float(at["time_to_train_min"].max()), best.get("time_to_train_min_low"), best.get("time_to_train_min_high"),  # type: ignore[arg-type]
-            float(best["efficiency"]), best.get("efficiency_note"),  # type: ignore[arg-type]
+            float(best["efficiency"]), best.get("efficiency_note"),
         )
     return found
 
