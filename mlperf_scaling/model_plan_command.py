@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import asdict
 
@@ -166,6 +167,11 @@ def _answer_rows(plan: ModelPlan) -> tuple[list[Column], list[list[str]]]:
     return columns, cells
 
 
+def _leaned_on(cells: list) -> str:
+    """The benchmarks the utilisation comes from, with their weight and evidence (a score, or scores)."""
+    return re.sub(r"\((1) scores,", r"(\1 score,", leaned_on_text(cells))
+
+
 def _backtest_text(plan: ModelPlan) -> str:
     f = plan.figures
     if not f.cases:
@@ -193,7 +199,7 @@ def _print(plan: ModelPlan, console: Console) -> None:
     console.print(f"Training FLOPs {plan.flops:.3g}: 6 x active parameters x tokens, plus {plan.attention_share * 100:.1f} % for attention.")
     console.print(f"Expected model FLOPs utilisation (attention counted) {_range_text(t.mfu_with_attention, plan.mfu_low, plan.mfu_high, 3)} "
                   f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS peak, from the language models measured on {r.accelerator_group}: "
-                  f"{leaned_on_text(t.cells)}.")
+                  f"{_leaned_on(t.cells)}.")
     a = plan.chosen
     if a is not None and a.hours is None:
         console.print(f"[bold]At {a.accelerators:,} {r.accelerator_group}[/bold]: no number. Missing: {'; '.join(a.refused)}.")
@@ -216,7 +222,12 @@ def _print(plan: ModelPlan, console: Console) -> None:
         if a.meets_deadline is not None and plan.deadline_min is not None:
             deadline = (f"; it {'meets' if a.meets_deadline else 'misses'} the deadline of {_duration(plan.deadline_min / 60)} "
                         "on the interval's slow end")
+        said = [_range_text(a.accelerator_hours, a.accelerator_hours_low, a.accelerator_hours_high, unit=" accelerator-hours")]
+        if a.energy_mwh is not None:
+            said.append(_range_text(a.energy_mwh, a.energy_mwh_low, a.energy_mwh_high, 1, " MWh"))
+        if a.cost_usd is not None:
+            said.append(_range_text(a.cost_usd, a.cost_usd_low, a.cost_usd_high, unit=" USD"))
         console.print(f"[bold]At {a.accelerators:,} {r.accelerator_group}[/bold] ({plan.why_chosen}): about {_time_text(a)}, "
-                      f"{a.accelerator_hours:,.0f} accelerator-hours{deadline}.")
+                      f"{', '.join(said)}{deadline}.")
     console.print(_backtest_text(plan))
     console.print(SCOPE + " Derived from MLPerf Training results, not official MLPerf results.")
