@@ -326,3 +326,38 @@ def benchmark_work(canonical_name: str, round_name: str) -> BenchmarkWork | None
                              _float_or_none(row["flops_per_token"]), _float_or_none(row["flops_per_sample"]), row["source"],
                              _float_or_none(row["parameters"]), _float_or_none(row["active_parameters"]), row["training"] or None)
     return None
+
+
+@dataclass(frozen=True)
+class PublishedResultId:
+    """A result ID MLCommons published, with the system it was found beside and where (published_result_ids.tsv)."""
+
+    round: str
+    result_id: str
+    submitter: str
+    system: str
+    benchmarks: tuple[str, ...]  # the benchmark folders the source quotes the system's results for
+    pairing: str  # stated, inferred, weak or unpaired
+    source: str
+
+
+NAMING_PAIRINGS = ("stated", "inferred")  # the pairings that name a system well enough for scores.result_id
+
+
+@functools.cache
+def published_result_ids() -> tuple[PublishedResultId, ...]:
+    """Every published ID found, with its pairing and source, in the file's order."""
+    text = resources.files("mlperf_scaling.reference").joinpath("published_result_ids.tsv").read_text(encoding="utf-8")
+    rows = csv.DictReader([line for line in text.splitlines() if not line.startswith("#")], delimiter="\t")
+    return tuple(PublishedResultId(row["round"], row["result_id"], row["submitter"], row["system"],
+                                   tuple(b for b in row["benchmarks"].split(";") if b), row["pairing"], row["source"]) for row in rows)
+
+
+def published_result_id(round_name: str, submitter: str, system: str) -> str | None:
+    """The ID MLCommons published for a system of a round, where one was found that names it; None otherwise."""
+    return _naming_ids().get((round_name, submitter, system))
+
+
+@functools.cache
+def _naming_ids() -> dict[tuple[str, str, str], str]:
+    return {(p.round, p.submitter, p.system): p.result_id for p in published_result_ids() if p.pairing in NAMING_PAIRINGS and p.system}
