@@ -44,6 +44,7 @@ _TABLE_COLUMNS = [
 _RECOMMENDATION_COLUMNS = [
     ("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("measured", "measured N"),
     ("accelerators", "recommended N"), ("evidence", "time (min), as measured"), ("efficiency_text", "efficiency"),
+    ("hours_text", "acc.-hours"), ("energy_kwh", "energy (kWh)"),
     ("knee_text", "E < threshold from N [90 %]"), ("next", "the next step"),
     ("backtest", "backtest: median error; interval held"), ("warning", "warning"),
 ]
@@ -154,6 +155,9 @@ def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list
             row["evidence"] = f"{_interval(r['time_min'], r['time_min_low'], r['time_min_high'], 2)} predicted"
         row["efficiency_text"] = _interval(r["efficiency"], r["efficiency_low"], r["efficiency_high"], 2)
         row["efficiency_text_note"] = r.get("efficiency_note")
+        hours = [None if t is None else r["accelerators"] * t / 60 for t in (r["time_min_low"], r["time_min_high"])]
+        row["hours_text"] = _interval(r["accelerator_hours"], *hours, 1)
+        row["energy_kwh"] = None if r.get("energy_kj") is None else r["energy_kj"] / 3600
         row["knee_text"] = (_interval(r["knee"], r["knee_low"], r["knee_high"], 0) if r["knee"] is not None
                             else ("not within 16x the largest count" if r["model"] is not None else "fewer than 3 counts"))
         if r["next_accelerators"] is None:
@@ -201,7 +205,7 @@ def with_efficiency_notes(recommendations: pl.DataFrame, efficiency: pl.DataFram
     if "efficiency_note" in recommendations.columns or recommendations.height == 0:
         return recommendations
     notes = efficiency.select("round", "benchmark", "accelerator_group", "accelerators",
-                              pl.format("{}/{}", "submitter", "system").alias("best_system"), "efficiency_note")
+                              pl.format("{}/{}", "submitter", "system").alias("best_system"), "efficiency_note", "energy_kj")
     return recommendations.join(notes, on=["round", "benchmark", "accelerator_group", "accelerators", "best_system"], how="left")
 
 
@@ -335,7 +339,8 @@ def answer_rows(answers: list[dict]) -> list[dict]:
         time = (f"{row['time_min']:,.2f}" if row["basis"] == "measured"
                 else _interval(row["time_min"], row["time_min_low"], row["time_min_high"], 2))
         rows.append({**row, "workload_span": span if first else 0, "time_text": time,
-                     "hours_text": f"{row['accelerator_hours']:,.1f}", "anchor": f"{row['benchmark_canonical']}-{row['accelerator_group']}"})
+                     "energy_text": "" if row["energy_kwh"] is None else f"{row['energy_kwh']:,.1f}",
+                     "anchor": f"{row['benchmark_canonical']}-{row['accelerator_group']}"})
     return rows
 
 

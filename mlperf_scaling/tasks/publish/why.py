@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from mlperf_scaling.reference.lookup import canonical_benchmark
+from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
 from mlperf_scaling.rounds import round_key
 from mlperf_scaling.tasks.metrics.context import generations_at_matched_n
 from mlperf_scaling.tasks.publish.labels import NOTE
@@ -29,21 +29,22 @@ _POWER_COLUMNS = [("round", "round"), ("system", "system"), ("measurement", "AC/
 _AC_DC_COLUMNS = [("round", "round"), ("system", "system"), ("accelerators", "accelerators"), ("ac_kw", "AC mean kW"), ("dc_kw", "DC mean kW"),
                   ("dc_over_ac_energy", "DC / AC energy")]
 _CLAIM_COLUMNS = [("claim_id", "#"), ("paper", "paper"), ("claim", "claim"), ("location", "where"), ("verdict", "verdict"), ("evidence", "evidence")]
-_RANK_COLUMNS = [("rank", "rank"), ("benchmark", "benchmark"), ("parallel_fraction", "Amdahl p (median)"),
+_RANK_COLUMNS = [("rank", "rank"), ("workload_label", "workload"), ("parallel_fraction", "Amdahl p (median)"),
                  ("knee_accelerators", "E = threshold at N (median)"), ("groups", "accelerator groups")]
 
 
-def r2_notes(n_only: float | None, full: float | None) -> dict[str, str]:
+def r2_notes(n_only: float | None, full: float | None, who: str = "") -> dict[str, str]:
     """What a workload's two cross-validated R² mean where they read oddly: below 0, or the covariates making it worse."""
     notes = {}
+    head = f"{who}: " if who else ""
     if n_only is not None and n_only < 0:
-        notes["cv_r2_n_only_note"] = (f"R² {n_only:.2f}, below 0: from accelerator count and round alone, predictions for an unseen "
-                                      "submitter are worse than the mean of every result")
+        notes["cv_r2_n_only_note"] = (f"{head}R² {n_only:.2f}, below 0: from accelerator count and round alone, predictions for an "
+                                      "unseen submitter are worse than the mean of every result")
     if full is not None and n_only is not None and full < n_only:
-        notes["cv_r2_full_note"] = (f"R² {full:.2f}{', below 0' if full < 0 else ''}: worse than the round and count alone; the "
-                                    "covariates fit who submitted rather than why it scales")
+        notes["cv_r2_full_note"] = (f"{head}R² {full:.2f}{', below 0' if full < 0 else ''} with the covariates: worse than the round "
+                                    "and count alone; the covariates fit who submitted rather than why it scales")
     elif full is not None and full < 0:
-        notes["cv_r2_full_note"] = f"R² {full:.2f}, below 0: worse than the mean of every result"
+        notes["cv_r2_full_note"] = f"{head}R² {full:.2f}, below 0: worse than the mean of every result"
     return notes
 
 
@@ -106,12 +107,13 @@ def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFra
         workloads.append({"workload": canonical_benchmark(workload).label, "workload_href": page.name, "n_results": results.height,
                           "cv_r2_n_only": model["cv_r2_n_only"][0] if model.height else None,
                           "cv_r2_full": model["cv_r2_full"][0] if model.height else None,
-                          **(r2_notes(model["cv_r2_n_only"][0], model["cv_r2_full"][0]) if model.height else {})})
+                          **(r2_notes(model["cv_r2_n_only"][0], model["cv_r2_full"][0], canonical_benchmark(workload).label)
+                             if model.height else {})})
     ranks = sorted(ranking.to_dicts(), key=lambda row: (-round_key(row["round"])[0], -round_key(row["round"])[1], row["rank"]))
     rounds: list[dict] = []
     for row in ranks:
         if not rounds or rounds[-1]["round"] != row["round"]:
             rounds.append({"round": row["round"], "rows": []})
-        rounds[-1]["rows"].append(row)
+        rounds[-1]["rows"].append({**row, "workload_label": benchmark_name(row["benchmark"], row["round"]).label})
     return write_index(folder, render_page("why.html.j2", workloads=workloads, claims=claims.to_dicts(), claim_columns=_CLAIM_COLUMNS,
                                            rounds=rounds, rank_columns=_RANK_COLUMNS, note=NOTE))
