@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 
 import polars as pl
 import pytest
@@ -199,6 +200,11 @@ def test_the_command_answers_and_refuses(v41_with_trends, capsys):
     assert main([*argv, "--accelerators", "1024"]) == 0
     out = capsys.readouterr().out
     assert "At 1,024 H100-SXM (the count asked for): about" in out and "Backtest across benchmarks" in out
+    # the line of the count asked for carries what the table beside it shows: accelerator-hours, energy, the cost asked for
+    assert main([*argv, "--accelerators", "1024", "--price-per-accelerator-hour", "2"]) == 0
+    at = " ".join(capsys.readouterr().out.split()).split("At 1,024 H100-SXM (the count asked for): about ")[1].split(". ")[0]
+    assert re.search(r"accelerator-hours, .* MWh, [\d,]+ \[[\d,]+, [\d,]+\] USD", at), at
+    assert "(1 scores" not in out
 
     assert main([*argv, "--precision", "bf16"]) == 0
     out = capsys.readouterr().out

@@ -155,8 +155,8 @@ def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list
             row["evidence"] = f"{_interval(r['time_min'], r['time_min_low'], r['time_min_high'], 2)} predicted"
         row["efficiency_text"] = _interval(r["efficiency"], r["efficiency_low"], r["efficiency_high"], 2)
         row["efficiency_text_note"] = r.get("efficiency_note")
-        hours = [None if t is None else r["accelerators"] * t / 60 for t in (r["time_min_low"], r["time_min_high"])]
-        row["hours_text"] = _interval(r["accelerator_hours"], *hours, 1)
+        low, high = (None if t is None else r["accelerators"] * t / 60 for t in (r["time_min_low"], r["time_min_high"]))
+        row["hours_text"] = _interval(r["accelerator_hours"], low, high, 1)
         row["energy_kwh"] = None if r.get("energy_kj") is None else r["energy_kj"] / 3600
         row["knee_text"] = (_interval(r["knee"], r["knee_low"], r["knee_high"], 0) if r["knee"] is not None
                             else ("not within 16x the largest count" if r["model"] is not None else "fewer than 3 counts"))
