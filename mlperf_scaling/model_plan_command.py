@@ -125,6 +125,14 @@ def _count(value: float) -> str:
     return f"{value:.3g}"
 
 
+_SCIENTIFIC = re.compile(r"\b\d+(?:\.\d+)?e\+\d+\b")
+
+
+def readable(reason: str) -> str:
+    """A refusal as a person reads it: `7e+10 parameters` as `70B parameters`."""
+    return _SCIENTIFIC.sub(lambda found: _count(float(found.group(0))), reason)
+
+
 def _level() -> str:
     return f"{LEVEL * 100:.0f} %"
 
@@ -159,7 +167,7 @@ def _answer_rows(plan: ModelPlan) -> tuple[list[Column], list[list[str]]]:
                *([Column("cost (USD)", drop=4)] if cost else []), Column("note", text=True, drop=1)]
     cells = []
     for a in plan.answers:
-        note = "; ".join(a.refused) if a.refused else ("meets the deadline" if a.meets_deadline else
+        note = readable("; ".join(a.refused)) if a.refused else ("meets the deadline" if a.meets_deadline else
                                                        "misses the deadline" if a.meets_deadline is False else "")
         cells.append([f"{a.accelerators:,}", _time_text(a), _range_text(a.accelerator_hours, a.accelerator_hours_low, a.accelerator_hours_high),
                       _range_text(a.energy_mwh, a.energy_mwh_low, a.energy_mwh_high, 1),
@@ -192,7 +200,7 @@ def _print(plan: ModelPlan, console: Console) -> None:
     if plan.refused:
         console.print("[bold]No number[/bold]: the measurements do not cover this request.")
         for reason in plan.refused:
-            console.print(f"  Missing: {reason}.")
+            console.print(f"  Missing: {readable(reason)}.")
         console.print(_backtest_text(plan))
         return
     assert t.mfu_with_attention is not None
@@ -202,7 +210,7 @@ def _print(plan: ModelPlan, console: Console) -> None:
                   f"{_leaned_on(t.cells)}.")
     a = plan.chosen
     if a is not None and a.hours is None:
-        console.print(f"[bold]At {a.accelerators:,} {r.accelerator_group}[/bold]: no number. Missing: {'; '.join(a.refused)}.")
+        console.print(f"[bold]At {a.accelerators:,} {r.accelerator_group}[/bold]: no number. Missing: {readable('; '.join(a.refused))}.")
         console.print(_backtest_text(plan))
         return
     console.print()

@@ -230,3 +230,10 @@ def test_a_family_with_two_groups_must_be_named():
                                    .otherwise(pl.col("accelerator_family")).alias("accelerator_family"))
     with pytest.raises(PlanError, match="'H100' is more than one comparable group: H100-SXM, H100-SXM-NVL"):
         resolve_group(two, "H100")
+
+
+def test_a_refusal_says_its_numbers_as_people_do():
+    from mlperf_scaling.model_plan_command import readable
+
+    assert readable("7e+10 parameters need about 1,120 GB of weights") == "70B parameters need about 1,120 GB of weights"
+    assert readable("1.5e+12 tokens, 405B and v4.1") == "1.5T tokens, 405B and v4.1"
