@@ -217,9 +217,11 @@ def _without_knee(note: str | None) -> str | None:
 def _facts(row: dict[str, Any], group: pl.DataFrame) -> list[str]:
     k, silhouette = group["k"][0], group["silhouette"][0]
     cluster_note = f"k = {k}, silhouette {silhouette:.2f}" if silhouette is not None else "too few systems to cluster"
-    scaled = group.filter((pl.format("{}/{}", "submitter", "system") == row["best_scale_out_system"])
-                          & (pl.col("accelerators") == row["best_scale_out_accelerators"]))
-    note = scaled["efficiency_note"][0] if scaled.height and "efficiency_note" in scaled.columns else None
+    note = None
+    if row["best_scale_out_system"] is not None and "efficiency_note" in group.columns:
+        scaled = group.filter((pl.format("{}/{}", "submitter", "system") == row["best_scale_out_system"])
+                              & (pl.col("accelerators") == row["best_scale_out_accelerators"]))
+        note = scaled["efficiency_note"][0] if scaled.height else None
     best = (
         f"{row['best_scale_out_system']}, {row['best_scale_out_accelerators']:,} {row['best_scale_out_group']} "
         f"(against {row['best_scale_out_reference_accelerators']:,}), efficiency {row['best_scale_out_efficiency']:.2f}"
