@@ -84,45 +84,53 @@ def _print_summaries(outcomes: list[RoundOutcome]) -> int:
 
 
 def _parser(settings: Settings) -> argparse.ArgumentParser:
-    warehouse = argparse.ArgumentParser(add_help=False)
+    from mlperf_scaling import arguments
+    from mlperf_scaling.arguments import OneLineParser
+
+    warehouse = OneLineParser(add_help=False)
     warehouse.add_argument("--warehouse", type=Path, default=settings.warehouse, help=f"DuckDB file (default {settings.warehouse})")
-    reports = argparse.ArgumentParser(add_help=False)
+    reports = OneLineParser(add_help=False)
     reports.add_argument("--reports", type=Path, default=settings.reports, help=f"report folder (default {settings.reports})")
-    remote = argparse.ArgumentParser(add_help=False)
+    remote = OneLineParser(add_help=False)
     remote.add_argument("--remote-base", default=settings.remote_base,
                         help=f"prefix of the round repositories (default {settings.remote_base}); a folder of git repositories works too")
 
-    parser = argparse.ArgumentParser(prog="mlperf-scaling", description=__doc__.splitlines()[0], epilog=_ENVIRONMENT,
+    parser = OneLineParser(prog="mlperf-scaling", description=__doc__.splitlines()[0], epilog=_ENVIRONMENT,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"mlperf-scaling {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     ingest = commands.add_parser("ingest", parents=[warehouse], help="ingest one or more sources into the warehouse")
     ingest.add_argument("sources", nargs="+", metavar="SOURCE", help="git URL, local git repository, directory or .tar.gz")
-    ingest.add_argument("--round", dest="round_name", help="round of the source (default: from its name training_results_vX.Y)")
+    ingest.add_argument("--round", dest="round_name", type=arguments.round_name, help="round of the source (default: from its name training_results_vX.Y)")
     ingest.add_argument("--notes", type=Path, help="folder holding MISSING.txt / EXCLUDED.txt for the source (default: beside it)")
     ingest.add_argument("--offline", action="store_true", default=None, help="refuse git URLs: local sources only (MLPERF_OFFLINE)")
     ingest.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     run = commands.add_parser("run", parents=[warehouse, reports, remote], help="the main job: ingest, analyse and publish every round")
-    run.add_argument(
-        "--rounds", nargs="+", default=settings.rounds,
+    run_rounds = run.add_mutually_exclusive_group()
+    run_rounds.add_argument(
+        "--rounds", nargs="+", default=settings.rounds, metavar="ROUND",
         help="rounds, e.g. v4.1 v5.1 (default: every round the source holds: each training_results_vX.Y of the mirror, "
         "or every round published at the remote)",
     )
+    run_rounds.add_argument("--round", dest="rounds", type=arguments.one_round, metavar="ROUND", help="one round, e.g. v4.1")
     run.add_argument("--mirror", type=Path, default=settings.mirror, help="folder of training_results_vX.Y.tar.gz or git repos; else the public repos")
     run.add_argument("--force", action="store_true", help="re-ingest rounds whose source version is already loaded")
     run.add_argument("--offline", action="store_true", default=None, help="never use the network: every round from --mirror (MLPERF_OFFLINE)")
     run.add_argument("--allow-shrink", action="store_true", default=None, help=_ALLOW_SHRINK)
 
     analyze = commands.add_parser("analyze", parents=[warehouse, reports], help="redo the analysis and the report of a round from the warehouse alone")
-    analyze.add_argument("--round", dest="round_name", required=True, help="round, e.g. v4.1")
-    analyze.add_argument("--threshold", type=float, default=0.5, help="efficiency threshold for the fitted knee, besides 0.5 (default 0.5)")
+    analyze_rounds = analyze.add_mutually_exclusive_group(required=True)
+    analyze_rounds.add_argument("--round", dest="round_name", type=arguments.round_name, help="round, e.g. v4.1")
+    analyze_rounds.add_argument("--rounds", dest="round_names", nargs="+", type=arguments.round_name, metavar="ROUND",
+                                help="several rounds, each analysed in turn, e.g. v4.1 v5.1")
+    analyze.add_argument("--threshold", type=arguments.fraction, default=0.5, help="efficiency threshold for the fitted knee, besides 0.5 (default 0.5)")
 
     commands.add_parser("trends", parents=[warehouse, reports], help="redo the cross-round view (reports/trends/) from the warehouse")
     commands.add_parser("watch", parents=[warehouse, reports, remote], help="run watch-releases once: process new and changed rounds at the remote")
     serve = commands.add_parser("serve", help="serve the pipeline and the daily watch-releases deployments locally")
-    serve.add_argument("--cron", default=None, help="schedule of watch-releases (default: prefect.yaml's, daily at 06:00 UTC)")
+    serve.add_argument("--cron", type=arguments.cron, default=None, help="schedule of watch-releases (default: prefect.yaml's, daily at 06:00 UTC)")
     plan = commands.add_parser(
         "plan", parents=[warehouse], help="how many accelerators for a benchmark: measured evidence first, predictions with calibrated intervals",
         description="How many accelerators should I train BENCHMARK on? From the warehouse: the measured configurations of one "
@@ -135,29 +143,32 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
         "a language model that is not a benchmark", "time, accelerator-hours, energy and cost at the MLPerf pace (the model FLOPs "
         "utilisation the measured language models reached on the accelerator) and in production (that pace times what public "
         "production runs took beyond it), each with an interval backtested on cases it never saw")
-    model.add_argument("--model-params", type=float, metavar="P", help="parameters, e.g. 70e9 (with --tokens and --accelerator)")
-    model.add_argument("--tokens", type=float, metavar="T", help="training tokens, e.g. 2e12")
-    model.add_argument("--active-params", type=float, metavar="P", help="parameters per token of a mixture of experts (default: all)")
-    model.add_argument("--seq-len", type=float, metavar="S", default=8192, help="sequence length in tokens (default 8192)")
+    model.add_argument("--model-params", type=arguments.positive_number, metavar="P", help="parameters, e.g. 70e9 (with --tokens and --accelerator)")
+    model.add_argument("--tokens", type=arguments.positive_number, metavar="T", help="training tokens, e.g. 2e12")
+    model.add_argument("--active-params", type=arguments.positive_number, metavar="P", help="parameters per token of a mixture of experts (default: all)")
+    model.add_argument("--seq-len", type=arguments.positive_number, metavar="S", default=8192, help="sequence length in tokens (default 8192)")
     model.add_argument("--precision", choices=["bf16", "fp16", "fp8", "int8", "fp4", "nvfp4", "mxfp4"],
                        help="the training's precision, any the accelerator's datasheet has (default: bf16, or fp16 on a chip without it)")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
                       "(default: the group with the most accelerator counts measured); with --model-params, any accelerator with a "
                       "datasheet (TPU v4, V100-SXM)")
-    plan.add_argument("--round", "--rounds", dest="round_name", default="best",
-                      help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator counts); "
-                      "latest: the newest round with it")
-    plan.add_argument("--deadline", help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the smallest count that meets it (whole "
-                      "nodes, below, between and above the measured counts), on its measured time or, where nobody measured "
-                      "it, on its interval's upper end")
-    plan.add_argument("--max-accelerators", type=int, help="accelerators you have: no answer above it; below the smallest count "
-                      "measured, a prediction")
-    plan.add_argument("--accelerators", type=int, metavar="N",
+    plan_rounds = plan.add_mutually_exclusive_group()
+    plan_rounds.add_argument("--round", dest="round_name", type=arguments.plan_round, default="best",
+                             help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator "
+                             "counts); latest: the newest round with it")
+    plan_rounds.add_argument("--rounds", dest="round_names", nargs="+", type=arguments.round_name, metavar="ROUND",
+                             help="several rounds, e.g. v3.1 v4.1: of these, the one that measured the group best")
+    plan.add_argument("--deadline", type=arguments.deadline, help="time to train you need, e.g. 30m, 2h, 90s, 1h30m: the smallest count "
+                      "that meets it (whole nodes, below, between and above the measured counts), on its measured time or, where "
+                      "nobody measured it, on its interval's upper end")
+    plan.add_argument("--max-accelerators", type=arguments.count, help="accelerators you have: no answer above it; below the smallest "
+                      "count measured, a prediction")
+    plan.add_argument("--accelerators", type=arguments.count, metavar="N",
                       help="also answer at N accelerators: the measurement where measured, else the prediction with its interval")
-    plan.add_argument("--global-batch", type=float, metavar="B", help="the global batch the prediction at N assumes (default: "
+    plan.add_argument("--global-batch", type=arguments.positive_number, metavar="B", help="the global batch the prediction at N assumes (default: "
                       "the batch per accelerator of the measured configurations)")
-    plan.add_argument("--price-per-accelerator-hour", type=float, metavar="USD", help="adds the cost of a training run")
-    plan.add_argument("--threshold", type=float, default=0.5, help="efficiency still worth paying for (default 0.5)")
+    plan.add_argument("--price-per-accelerator-hour", type=arguments.price, metavar="USD", help="adds the cost of a training run")
+    plan.add_argument("--threshold", type=arguments.fraction, default=0.5, help="efficiency still worth paying for (default 0.5)")
     plan.add_argument("--format", dest="output_format", choices=["table", "csv", "json"], default="table",
                       help="table (default, fitted to the terminal); csv: one row per measured, fitted, recommended and predicted "
                       "configuration; json: the whole plan")
@@ -166,7 +177,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     query.add_argument("--format", dest="output_format", choices=["table", "records", "csv", "json"], default="table",
                        help="table (default: fitted to the terminal, one block per row when it cannot fit), records (one block "
                        "per row), csv or json (one statement)")
-    query.add_argument("--limit", type=int, default=50, help="rows printed as a table (default 50; 0: all)")
+    query.add_argument("--limit", type=arguments.row_limit, default=50, help="rows printed as a table (default 50; 0: all)")
     export = commands.add_parser("export", parents=[warehouse], help="write every table as Parquet or CSV files, for any tool")
     export.add_argument("directory", type=Path, metavar="DIR", help="a new or empty folder")
     export.add_argument("--format", dest="file_format", choices=["parquet", "csv"], default="parquet", help="file format (default parquet)")
@@ -174,7 +185,7 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
                                   help="rebuild the interactive explorer (reports/explore.html and one per round) from the warehouse alone")
     explore.add_argument("--open", dest="open_page", action="store_true", help="open it in the web browser")
     paper = commands.add_parser("paper-table", parents=[warehouse], help="Table I of arXiv 2509.03263 beside this warehouse's values")
-    paper.add_argument("--round", dest="round_name", default="v4.1", help="the paper's round (v4.1)")
+    paper.add_argument("--round", dest="round_name", type=arguments.round_name, default="v4.1", help="the paper's round (v4.1)")
     return parser
 
 
@@ -278,21 +289,12 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 def _before_any_work(args: argparse.Namespace) -> str | None:
     """A mistake in what the user named (a source, the warehouse path), said before Prefect starts or any file is
     written; None when there is none."""
-    from mlperf_scaling.rounds import normal_round
     from mlperf_scaling.warehouse.connection import file_problem
 
     if getattr(args, "warehouse", None) is not None and (problem := file_problem(args.warehouse)) is not None:
         return problem
     if (problem := _machine_problem(args)) is not None:
         return problem
-    if getattr(args, "round_name", None) is not None:  # a round as people type it: 4.1, v4.1
-        if args.command == "plan" and args.round_name.lower() in ("best", "latest"):
-            args.round_name = args.round_name.lower()
-        else:
-            try:
-                args.round_name = normal_round(args.round_name)
-            except ValueError as exc:
-                return f"--round: {exc}"
     if args.command == "ingest":
         from mlperf_scaling.tasks.source.members import SourceError
         from mlperf_scaling.tasks.source.resolve import source_problem
@@ -407,10 +409,8 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
         print(f"started: {', '.join(result.started) or 'nothing'}")
         return _print_summaries(result.outcomes) if result.outcomes else 0
     if args.command == "analyze":
-        if not 0 < args.threshold < 1:
-            print("mlperf-scaling: --threshold must be between 0 and 1", file=sys.stderr)
-            return 2
-        return _analyze(args.round_name, args.warehouse, args.reports, args.threshold, settings.plot_formats, settings.embed_plots)
+        return _analyze(args.round_names or [args.round_name], args.warehouse, args.reports, args.threshold, settings.plot_formats,
+                        settings.embed_plots)
     if args.command == "ingest":
         from mlperf_scaling.flows.ingest import ingest_sources
         from mlperf_scaling.flows.outcome import result_of
@@ -503,12 +503,15 @@ def _loaded_rounds_problem(warehouse: Path, round_name: str | None = None) -> st
 
 
 def _explore(warehouse: Path, reports: Path, open_page: bool) -> int:
+    from mlperf_scaling.failures import faults_named
+
     if (problem := _loaded_rounds_problem(warehouse)) is not None:
         print(f"mlperf-scaling: {problem}", file=sys.stderr)
         return 2
     from mlperf_scaling.tasks.publish.steps import write_explorer_pages
 
-    pages = write_explorer_pages(str(warehouse), str(reports))
+    with faults_named("the reports", reports, "--reports (MLPERF_REPORTS)"):
+        pages = write_explorer_pages(str(warehouse), str(reports))
     print(f"explorer: {pages[0]} (every round) and {len(pages) - 1} round pages beside their reports; data: {pages[0].parent / 'explore.json'}")
     if open_page:
         import webbrowser
@@ -519,20 +522,24 @@ def _explore(warehouse: Path, reports: Path, open_page: bool) -> int:
     return 0
 
 
-def _analyze(round_name: str, warehouse: Path, reports: Path, threshold: float = 0.5, plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
-             embed_plots: bool = False) -> int:
-    if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
-        print(f"mlperf-scaling: {problem}", file=sys.stderr)
-        return 2
+def _analyze(round_names: list[str], warehouse: Path, reports: Path, threshold: float = 0.5,
+             plot_formats: tuple[str, ...] = DEFAULT_FORMATS, embed_plots: bool = False) -> int:
+    for round_name in round_names:  # every round checked before any is analysed
+        if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
+            print(f"mlperf-scaling: {problem}", file=sys.stderr)
+            return 2
+    from mlperf_scaling.failures import faults_named
     from mlperf_scaling.flows.analyze import analyze_round
     from mlperf_scaling.flows.publish import publish_round
     from mlperf_scaling.tasks.publish.steps import write_explorer_pages
 
-    analysis = analyze_round(round_name, str(warehouse), threshold)
-    published = publish_round(round_name, str(warehouse), str(reports), plot_formats, embed_plots)
-    write_explorer_pages(str(warehouse), str(reports))  # the explorer shows the new analysis too
-    print(f"{round_name}: {analysis.efficiency.height} systems analysed, {analysis.exclusions.height} score rows left out")
-    print(f"report: {published.report}")
+    for round_name in dict.fromkeys(round_names):
+        analysis = analyze_round(round_name, str(warehouse), threshold)
+        published = publish_round(round_name, str(warehouse), str(reports), plot_formats, embed_plots)
+        print(f"{round_name}: {analysis.efficiency.height} systems analysed, {analysis.exclusions.height} score rows left out")
+        print(f"report: {published.report}")
+    with faults_named("the reports", reports, "--reports (MLPERF_REPORTS)"):
+        write_explorer_pages(str(warehouse), str(reports))  # the explorer shows the new analysis too
     return 0
 
 
@@ -574,11 +581,13 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from mlperf_scaling.failures import faults_named
     from mlperf_scaling.warehouse.export import export_database
     from mlperf_scaling.warehouse.read import WarehouseMissing
 
     try:
-        files = export_database(args.warehouse, args.directory, args.file_format)
+        with faults_named("the export folder", args.directory, "DIR"):
+            files = export_database(args.warehouse, args.directory, args.file_format)
     except (WarehouseMissing, FileExistsError) as exc:
         print(f"mlperf-scaling: {exc}", file=sys.stderr)
         return 2

@@ -73,6 +73,19 @@ _FAULTS = {
 # the same faults as DuckDB (and other libraries that wrap the system's error in their own) word them
 _WORDS = {os.strerror(code): code for code in _FAULTS}
 _QUOTED_PATH = re.compile(r"""["'](/[^"']+)["']""")
+# Rust's way of naming the system's error (polars: an OSError with no errno, "No space left on device (os error 28)")
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+def _fault_code(exc: BaseException) -> int | None:
+    """The system's error number a failure carries: its errno, the number Rust writes in its message, or the words the
+    system gives that number; None for anything else."""
+    if isinstance(exc, OSError) and exc.errno in _FAULTS:
+        return exc.errno
+    text = str(exc)
+    if (found := _OS_ERROR.search(text)) is not None and int(found.group(1)) in _FAULTS:
+        return int(found.group(1))
+    return next((code for words, code in _WORDS.items() if words in text), None)
 
 
 def machine_fault(exc: BaseException, what: str, where: object, option: str) -> MachineFault | None:
@@ -80,9 +93,7 @@ def machine_fault(exc: BaseException, what: str, where: object, option: str) -> 
     what to do with `option` (e.g. "--warehouse"); None when `exc` is not a fault of the machine."""
     seen: BaseException | None = exc
     while seen is not None:
-        # the system's own error by its number; a library's (DuckDB's) wrapping of it by the system's words
-        code = (seen.errno if seen.errno in _FAULTS else None) if isinstance(seen, OSError) else next(
-            (code for words, code in _WORDS.items() if words in str(seen)), None)
+        code = _fault_code(seen)
         if code is not None:
             found = _QUOTED_PATH.search(str(seen))
             path = getattr(seen, "filename", None) or (found.group(1) if found else None)

@@ -7,6 +7,7 @@ summaries of what the warehouse holds are the answer. Anything else, including a
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from mlperf_scaling.settings import source_for_round
@@ -28,6 +29,7 @@ def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: st
     loaded = loaded_versions(str(warehouse))
     outcomes = []
     for round_name in wanted:
+        started = time.perf_counter()
         spec = source_for_round(round_name, mirror, remote_base)
         report = reports / round_name / "index.html"
         try:
@@ -39,5 +41,7 @@ def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: st
             return None
         if not is_unchanged(loaded.get(round_name), version):
             return None
-        outcomes.append(RoundOutcome.from_ingestion(loaded[round_name], status=UNCHANGED, message="same version already loaded", report=str(report)))
+        # the seconds this run spent on the round (checking its version), not those of the run that loaded it
+        outcomes.append(RoundOutcome.from_ingestion(loaded[round_name], status=UNCHANGED, message="same version already loaded",
+                                                    report=str(report), seconds=time.perf_counter() - started))
     return outcomes

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from dataclasses import asdict
 
@@ -18,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from mlperf_scaling.tasks.metrics.model_plan import Answer, Estimate, ModelPlan, make_model_plan, resolve_group
-from mlperf_scaling.tasks.metrics.plan import PlanError, parse_minutes
+from mlperf_scaling.tasks.metrics.plan import PlanError
 from mlperf_scaling.tasks.metrics.transfer import LEVEL, BacktestFigures, Request, language_model_evidence, leaned_on_text
 from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
@@ -40,11 +41,10 @@ def _request_problem(args: argparse.Namespace) -> str | None:
         return "plan: a BENCHMARK or --model-params, not both"
     if args.tokens is None or args.accelerator is None:
         return "plan --model-params: give --tokens T and --accelerator A too (e.g. --tokens 2e12 --accelerator H100-SXM)"
-    for name in ("model_params", "tokens", "seq_len"):
-        if getattr(args, name) <= 0:
-            return f"--{name.replace('_', '-')} must be positive"
-    if args.active_params is not None and not 0 < args.active_params <= args.model_params:
-        return "--active-params must be positive and at most --model-params"
+    if args.active_params is not None and args.active_params > args.model_params:
+        return "--active-params: at most --model-params (the parameters each token uses, of all the model's)"
+    if args.round_names is not None or args.round_name != "best":
+        return "--round and --rounds are for a benchmark's plan; a model's plan leans on every round that measured the accelerator"
     if args.global_batch is not None:
         return "--global-batch is for a benchmark's plan; a model's plan assumes the batch keeps the accelerators as busy as measured"
     return None
@@ -53,16 +53,16 @@ def _request_problem(args: argparse.Namespace) -> str | None:
 def print_model_plan(args: argparse.Namespace, console: Console) -> int:
     if (problem := _request_problem(args)) is not None:
         return _fail(problem)
+    deadline = args.deadline  # in minutes, checked as the options were parsed
     try:
-        deadline = parse_minutes(args.deadline) if args.deadline else None
         context, backtest, production = read_queries(args.warehouse, "all_context", "all_transfer_backtest", "all_production_backtest")
         evidence = language_model_evidence(context)
         request = Request(args.active_params or args.model_params, args.model_params, args.seq_len,
                           resolve_group(evidence, args.accelerator), args.precision, args.accelerators)
         plan = make_model_plan(evidence, backtest, request, args.tokens, deadline, args.price_per_accelerator_hour, args.max_accelerators,
                                production)
-    except ValueError as exc:  # a bad --deadline, or a PlanError
-        return _fail(str(exc) if isinstance(exc, PlanError) else f"--deadline: {exc}")
+    except PlanError as exc:
+        return _fail(str(exc))
     except WarehouseMissing as exc:
         return _fail(str(exc))
     if args.output_format == "json":
@@ -153,6 +153,14 @@ def _count(value: float) -> str:
     return f"{value:.3g}"
 
 
+_SCIENTIFIC = re.compile(r"\b\d+(?:\.\d+)?e\+\d+\b")
+
+
+def readable(reason: str) -> str:
+    """A refusal as a person reads it: `7e+10 parameters` as `70B parameters`."""
+    return _SCIENTIFIC.sub(lambda found: _count(float(found.group(0))), reason)
+
+
 def _level() -> str:
     return f"{LEVEL * 100:.0f} %"
 
@@ -189,7 +197,7 @@ def _answer_rows(plan: ModelPlan) -> tuple[list[Column], list[list[str]]]:
                Column("energy (MWh)", drop=5), *([Column("cost (USD)", drop=6)] if cost else []), Column("note", text=True, drop=1)]
     cells = []
     for a in plan.answers:
-        note = "; ".join(a.refused) if a.refused else ("meets the deadline" if a.meets_deadline else
+        note = readable("; ".join(a.refused)) if a.refused else ("meets the deadline" if a.meets_deadline else
                                                        "misses the deadline" if a.meets_deadline is False else "")
         shown = a.production or a.pace
         cells.append([f"{a.accelerators:,}",
@@ -204,6 +212,11 @@ def _triple(e: Estimate | None, name: str) -> tuple[float | None, float | None, 
     if e is None:
         return None, None, None
     return getattr(e, name), getattr(e, f"{name}_low"), getattr(e, f"{name}_high")
+
+
+def _leaned_on(cells: list) -> str:
+    """The benchmarks the utilisation comes from, with their weight and evidence (a score, or scores)."""
+    return re.sub(r"\((1) scores,", r"(\1 score,", leaned_on_text(cells))
 
 
 def _backtest_text(plan: ModelPlan) -> str:
@@ -246,14 +259,14 @@ def _print(plan: ModelPlan, console: Console) -> None:
     if plan.refused:
         console.print("[bold]No number[/bold]: this cannot be stated.")
         for reason in plan.refused:
-            console.print(f"  Missing: {reason}.", markup=False)
+            console.print(f"  Missing: {readable(reason)}.", markup=False)
         console.print(_backtest_text(plan), markup=False)
         return
     assert t.mfu_with_attention is not None and t.peak_tflops is not None
     console.print(f"Training FLOPs {plan.flops:.3g}: 6 x active parameters x tokens, plus {plan.attention_share * 100:.1f} % for attention.", markup=False)
     measured_on = "every accelerator measured, pooled" if t.pooled else f"the language models measured on {r.accelerator_group}"
     console.print(f"At the MLPerf pace: model FLOPs utilisation (attention counted) {_range_text(t.mfu_with_attention, plan.mfu_low, plan.mfu_high, 3)} "
-                  f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS {t.precision} peak, from {measured_on}: {leaned_on_text(t.cells)}.",
+                  f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS {t.precision} peak, from {measured_on}: {_leaned_on(t.cells)}.",
                   markup=False)
     if plan.mfu_capped:
         console.print(f"  The interval stops at 1: {plan.mfu_capped}.", markup=False)
@@ -263,12 +276,12 @@ def _print(plan: ModelPlan, console: Console) -> None:
         seen = plan.reach_seen or 1.0
         wider = (f"the interval is x{1 + math.log(t.reach / seen):.2f} as wide: farther than the backtest's farthest case, x{seen:,.1f}"
                  if t.reach > seen else f"not widened: the backtest's cases reached x{seen:,.1f} and erred no more for it")
-        console.print(f"  Beyond the evidence ({wider}): {'; '.join(t.far)}.", markup=False)
+        console.print(f"  Beyond the evidence ({wider}): {readable('; '.join(t.far))}.", markup=False)
     if (made := _production_text(plan)) is not None:
         console.print(made, markup=False)
     a = plan.chosen
     if a is not None and a.refused:
-        console.print(f"[bold]At {a.accelerators:,} {escape(r.accelerator_group)}[/bold]: no number. Missing: {escape('; '.join(a.refused))}.")
+        console.print(f"[bold]At {a.accelerators:,} {escape(r.accelerator_group)}[/bold]: no number. Missing: {escape(readable('; '.join(a.refused)))}.")
         console.print(_backtest_text(plan), markup=False)
         return
     console.print()

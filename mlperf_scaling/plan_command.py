@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import asdict
 
@@ -15,9 +16,9 @@ import polars as pl
 from rich.console import Console
 
 from mlperf_scaling.tasks.metrics.calibration import LEVEL, coverage
-from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, parse_minutes, select
+from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, select
 from mlperf_scaling.tasks.metrics.predict import MODELS
-from mlperf_scaling.tasks.metrics.recommend import MEASURED, NoCandidate, Step, minutes_text
+from mlperf_scaling.tasks.metrics.recommend import MEASURED, NoCandidate, Step, above_one_because, minutes_text
 from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
 
@@ -43,23 +44,12 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
         return _fail("plan: name a BENCHMARK, or a model with --model-params P --tokens T --accelerator A")
     if model_only:
         return _fail(f"{', '.join(model_only)}: for a model's plan, with --model-params")
+    deadline = args.deadline  # in minutes: the option's values are checked as they are parsed (mlperf_scaling.arguments)
+    if args.global_batch is not None and args.accelerators is None:
+        return _fail("--global-batch: with --accelerators N (the prediction it is for)")
     try:
-        deadline = parse_minutes(args.deadline) if args.deadline else None
-    except ValueError as exc:
-        return _fail(f"--deadline: {exc}")
-    if args.max_accelerators is not None and args.max_accelerators < 1:
-        return _fail("--max-accelerators must be at least 1")
-    if args.price_per_accelerator_hour is not None and args.price_per_accelerator_hour < 0:
-        return _fail("--price-per-accelerator-hour cannot be negative")
-    if not 0 < args.threshold < 1:
-        return _fail("--threshold must be between 0 and 1")
-    if args.accelerators is not None and args.accelerators < 1:
-        return _fail("--accelerators must be at least 1")
-    if args.global_batch is not None and (args.global_batch <= 0 or args.accelerators is None):
-        return _fail("--global-batch: a positive batch, with --accelerators N (the prediction it is for)")
-    try:
-        efficiency, backtest = read_queries(args.warehouse, "all_efficiency", "all_backtest")
-        selection = select(efficiency, args.benchmark, args.accelerator, args.round_name)
+        efficiency, backtest, presence = read_queries(args.warehouse, "all_efficiency", "all_backtest", "workload_presence")
+        selection = select(efficiency, args.benchmark, args.accelerator, args.round_name, among=args.round_names, presence=presence)
         plan = make_plan(selection, args.threshold, deadline, args.max_accelerators, args.accelerators, args.global_batch,
                          coverage(backtest))
     except (WarehouseMissing, PlanError, NoCandidate) as exc:
@@ -67,9 +57,9 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
     if args.output_format == "table":
         _print(plan, console, args.price_per_accelerator_hour)
     elif args.output_format == "csv":
-        sys.stdout.write(plan_rows(plan, args.price_per_accelerator_hour).write_csv())
+        sys.stdout.write(tidy_frame(plan_rows(plan, args.price_per_accelerator_hour)).write_csv())
     else:
-        sys.stdout.write(json.dumps(plan_document(plan, args.price_per_accelerator_hour), indent=2, default=_plain) + "\n")
+        sys.stdout.write(json.dumps(tidy(plan_document(plan, args.price_per_accelerator_hour)), indent=2, default=_plain) + "\n")
     return 0
 
 
@@ -78,13 +68,49 @@ _MEASURED_FIELDS = {  # the warehouse's column -> the plan's, for the files
     "time_to_train_min_high": "slowest_run_min", "accelerator_hours": "accelerator_hours", "energy_kj": "energy_kj",
     "efficiency": "efficiency", "throughput_part": "throughput_part", "convergence_part": "convergence_part",
     "parts_note": "parts_note", "global_batch_size": "global_batch", "submitter": "submitter", "system": "system",
+    "efficiency_note": "efficiency_note",
 }
 
 
-def _step_row(kind: str, s: Step) -> dict:
+def _usd(value: float) -> str:
+    # cents where a run costs little, whole dollars where it costs more
+    return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
+
+
+def _best_at(plan: Plan, accelerators: int) -> dict | None:
+    """The best system's efficiency row at a measured count (the one the evidence quotes), None where not measured."""
+    at = plan.selection.rows.filter(pl.col("accelerators") == accelerators).sort("time_to_train_min", "submitter", "system")
+    return at.row(0, named=True) if at.height else None
+
+
+def _energy_kwh(plan: Plan, s: Step) -> float | None:
+    """The energy of a training run at a step, where its best system's power was measured."""
+    best = _best_at(plan, s.accelerators) if s.basis == MEASURED else None
+    return None if best is None or best["energy_kj"] is None else best["energy_kj"] / 3600
+
+
+def above_one(plan: Plan, s: Step) -> str | None:
+    """Why a step's efficiency (or its interval's upper end) is above 1, in words; None when it is not."""
+    if s.evidence is not None:
+        return s.evidence.above_one_because
+    high = s.efficiency_high if s.efficiency_high is not None else s.efficiency
+    if s.efficiency <= 1 and high <= 1:
+        return None
+    above = [c for c in plan.planner.counts if plan.planner.evidence[c].efficiency > 1]
+    measured = (f"the measured counts it follows are above 1 themselves ({', '.join(f'{c:,}' for c in above)})" if above
+                else "no measured count of this group is above 1")
+    if s.efficiency <= 1:
+        return f"predicted: only the interval's fast end, which the calibration allows; {measured}"
+    return f"predicted by the model fitted to the measured counts, not measured; {measured}"
+
+
+def _step_row(kind: str, s: Step, plan: Plan) -> dict:
     row = {"kind": kind, "accelerators": s.accelerators, "basis": s.basis, "time_min": s.time_min, "time_min_low": s.time_min_low,
            "time_min_high": s.time_min_high, "efficiency": s.efficiency, "efficiency_low": s.efficiency_low,
-           "efficiency_high": s.efficiency_high, "accelerator_hours": s.accelerator_hours}
+           "efficiency_high": s.efficiency_high, "efficiency_note": above_one(plan, s), "accelerator_hours": s.accelerator_hours,
+           "accelerator_hours_low": None if s.time_min_low is None else s.accelerators * s.time_min_low / 60,
+           "accelerator_hours_high": None if s.time_min_high is None else s.accelerators * s.time_min_high / 60,
+           "energy_kj": None if (kwh := _energy_kwh(plan, s)) is None else kwh * 3600}
     if s.evidence is not None:
         row.update({"best_system": s.evidence.best_system, "n_systems_at": s.evidence.n_systems,
                     "slowest_system_min": s.evidence.slowest_system_min, "fastest_run_min": s.evidence.fastest_run_min,
@@ -108,13 +134,46 @@ def plan_rows(plan: Plan, price: float | None) -> pl.DataFrame:
         recommended.update({"deadline_min": r.deadline_min, "meets_deadline": r.meets_deadline, "deadline_basis": r.deadline_basis,
                             "fastest_run_min": r.fastest_run_min, "slowest_run_min": r.slowest_run_min,
                             "slowest_run_misses_deadline": r.slowest_run_misses_deadline, "slow_runs": r.slow_runs})
-    steps = [_step_row("best", s) for s in plan.steps] + [recommended]
-    steps += [_step_row(kind, s) for kind, s in (("at_accelerators", plan.prediction), ("other_model", plan.other_prediction)) if s is not None]
+    chosen = plan.planner.step(r.accelerators) if r.basis == MEASURED else None
+    if chosen is not None:
+        recommended.update({k: v for k, v in _step_row("recommended", chosen, plan).items() if k in ("efficiency_note", "energy_kj")})
+    else:
+        recommended.update({"accelerator_hours_low": None if r.time_min_low is None else r.accelerators * r.time_min_low / 60,
+                            "accelerator_hours_high": None if r.time_min_high is None else r.accelerators * r.time_min_high / 60})
+    steps = [_step_row("best", s, plan) for s in plan.steps] + [recommended]
+    steps += [_step_row(kind, s, plan) for kind, s in (("at_accelerators", plan.prediction), ("other_model", plan.other_prediction))
+              if s is not None]
     rows = pl.concat([measured, pl.DataFrame(steps, infer_schema_length=None)], how="diagonal_relaxed")
+    rows = rows.with_columns((pl.col("energy_kj") / 3600).alias("energy_kwh"))
     if price is not None:
-        rows = rows.with_columns(cost_usd=pl.col("accelerator_hours") * price)
+        rows = rows.with_columns(cost_usd=pl.col("accelerator_hours") * price, cost_usd_low=pl.col("accelerator_hours_low") * price,
+                                 cost_usd_high=pl.col("accelerator_hours_high") * price)
     return rows.with_columns(pl.lit(plan.selection.round).alias("round"), pl.lit(plan.selection.benchmark).alias("benchmark"),
+                             pl.lit(plan.selection.canonical).alias("benchmark_canonical"),
                              pl.lit(plan.selection.accelerator_group).alias("accelerator_group"))
+
+
+SIGNIFICANT = 6  # digits a file keeps of a derived number: more only repeats the arithmetic's noise
+_WHOLE = ("global_batch", "global_batch_size")  # counts of samples: whole numbers
+
+
+def tidy(value: object, key: str = "") -> object:
+    """A plan's document with its numbers as a person would write them: six significant digits, batches whole."""
+    if isinstance(value, dict):
+        return {k: tidy(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [tidy(v, key) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy's scalars
+        value = value.item()
+    if isinstance(value, float) and math.isfinite(value):
+        return round(value) if key in _WHOLE else float(f"{value:.{SIGNIFICANT}g}")
+    return value
+
+
+def tidy_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """The same for a table: floats to six significant digits, batches whole."""
+    return frame.with_columns(pl.col(pl.Float64).round_sig_figs(SIGNIFICANT)).with_columns(
+        *(pl.col(name).round(0).cast(pl.Int64) for name in _WHOLE if name in frame.columns))
 
 
 def _plain(value: object) -> object:
@@ -130,10 +189,14 @@ def _backtest_document(plan: Plan) -> dict:
             for model, b in plan.backtest.items()}
 
 
+# what a recommendation's row adds to the Recommendation itself: the answer's cost, energy and why above 1
+_ANSWERED = ("efficiency_note", "accelerator_hours_low", "accelerator_hours_high", "energy_kwh", "cost_usd", "cost_usd_low", "cost_usd_high")
+
+
 def plan_document(plan: Plan, price: float | None) -> dict:
     """The whole plan for a program: what was chosen and why, the configurations, the recommendation, the backtest."""
     s = plan.selection
-    rows = plan_rows(plan, price).drop("round", "benchmark", "accelerator_group")
+    rows = plan_rows(plan, price).drop("round", "benchmark", "benchmark_canonical", "accelerator_group")
 
     def part(kind: str) -> list[dict]:
         chosen = rows.filter(pl.col("kind") == kind).drop("kind")
@@ -142,13 +205,14 @@ def plan_document(plan: Plan, price: float | None) -> dict:
     at = part("at_accelerators")
     other = part("other_model")
     return {
-        "round": s.round, "benchmark": s.benchmark, "workload": s.workload, "accelerator_group": s.accelerator_group,
+        "round": s.round, "benchmark": s.benchmark, "benchmark_canonical": s.canonical, "workload": s.workload, "label": s.label,
+        "accelerator_group": s.accelerator_group,
         "why_round": s.why_round, "other_groups": s.other_groups,
         "efficiency_reference": {"accelerators": plan.planner.reference_accelerators, "time_min": plan.planner.reference_time_min,
                                  "system": plan.planner.reference_system},
         "measured": part("measured"), "best_per_count": part("best"), "prediction_note": plan.fit_note,
         "interval_level": LEVEL,
-        "recommendation": asdict(plan.recommendation),
+        "recommendation": {**asdict(plan.recommendation), **{key: value for key, value in part("recommended")[0].items() if key in _ANSWERED}},
         "backtest": _backtest_document(plan),
         "coverage_all_backtests": {model: {"interval_held": held, "cases": cases} for model, (held, cases) in plan.coverage.items()},
         "at_accelerators": at[0] if at else None,
@@ -163,20 +227,28 @@ _MEASURED = [Column("N"), Column("time (min)"), Column("runs min-max", drop=2), 
              Column("convergence part", drop=1), Column("global batch", drop=4), Column("system", text=True)]
 
 
-def _measured_rows(rows: pl.DataFrame, price: float | None) -> tuple[list[Column], list[list[str]]]:
+ABOVE_ONE = "*"  # marks an efficiency above 1 in a table; the reason is printed under it
+
+
+def _measured_rows(rows: pl.DataFrame, price: float | None) -> tuple[list[Column], list[list[str]], list[str]]:
+    """The measured table's columns and cells, and the reason of each efficiency above 1 in it."""
     columns = _MEASURED[:4] + ([Column("cost (USD)", drop=6)] if price is not None else []) + _MEASURED[4:]
-    cells = []
+    cells, notes = [], []
     for row in rows.iter_rows(named=True):
         spread = (f"{row['time_to_train_min_low']:,.2f}-{row['time_to_train_min_high']:,.2f}"
                   if row["time_to_train_min_low"] is not None else "")
         energy = None if row["energy_kj"] is None else row["energy_kj"] / 3600
+        system = f"{row['submitter']}/{row['system']}"
+        why = above_one_because(row["efficiency_note"])
+        if why:
+            notes.append(f"{row['accelerators']:,} ({system}): {why}")
         cells.append([
             f"{row['accelerators']:,}", f"{row['time_to_train_min']:,.2f}", spread, f"{row['accelerator_hours']:,.1f}",
-            *([f"{row['accelerator_hours'] * price:,.0f}"] if price is not None else []),
-            _optional(energy, 1), f"{row['efficiency']:.2f}", _optional(row["throughput_part"], 2),
-            _optional(row["convergence_part"], 2), _optional(row["global_batch_size"], 0), f"{row['submitter']}/{row['system']}",
+            *([_usd(row["accelerator_hours"] * price)] if price is not None else []),
+            _optional(energy, 1), f"{row['efficiency']:.2f}" + (ABOVE_ONE if why else ""), _optional(row["throughput_part"], 2),
+            _optional(row["convergence_part"], 2), _optional(row["global_batch_size"], 0), system,
         ])
-    return columns, cells
+    return columns, cells, notes
 
 
 def _range(point: float, low: float | None, high: float | None, digits: int) -> str:
@@ -196,14 +268,36 @@ def _evidence_cell(s: Step) -> str:
     return f"predicted, {ratio:,.1f}x beyond the counts measured" + (": an extrapolation" if ratio > 2 else "")
 
 
-def _step_rows(plan: Plan, price: float | None) -> tuple[list[Column], list[list[str]]]:
+def _step_rows(plan: Plan, price: float | None) -> tuple[list[Column], list[list[str]], list[str]]:
+    """The table of the best time per count, and the reason of each efficiency above 1 in it."""
+    energies = [_energy_kwh(plan, s) for s in plan.steps]
     columns = [Column("N"), Column("time (min)"), Column("efficiency"), Column("acc.-hours", drop=2),
-               *([Column("cost (USD)", drop=3)] if price is not None else []), Column("evidence", text=True, drop=1)]
-    cells = [[
-        f"{s.accelerators:,}", _range(s.time_min, s.time_min_low, s.time_min_high, 2), _range(s.efficiency, s.efficiency_low, s.efficiency_high, 2),
-        f"{s.accelerator_hours:,.1f}", *([f"{s.accelerator_hours * price:,.0f}"] if price is not None else []), _evidence_cell(s),
-    ] for s in plan.steps]
-    return columns, cells
+               *([Column("cost (USD)", drop=3)] if price is not None else []),
+               *([Column("energy (kWh)", drop=4)] if any(e is not None for e in energies) else []), Column("evidence", text=True, drop=1)]
+    cells, notes = [], []
+    for s, energy in zip(plan.steps, energies, strict=True):
+        why = above_one(plan, s)
+        if why:
+            notes.append(f"{s.accelerators:,}: {why}")
+        hours = _hours(s)
+        cells.append([
+            f"{s.accelerators:,}", _range(s.time_min, s.time_min_low, s.time_min_high, 2),
+            _range(s.efficiency, s.efficiency_low, s.efficiency_high, 2) + (ABOVE_ONE if why else ""), _range(*hours, 1),
+            *([_usd(s.accelerator_hours * price)] if price is not None else []),
+            *([_optional(energy, 1)] if any(e is not None for e in energies) else []), _evidence_cell(s),
+        ])
+    return columns, cells, notes
+
+
+def _hours(s: Step) -> tuple[float, float | None, float | None]:
+    """A step's accelerator-hours, with the interval's where predicted."""
+    return s.accelerator_hours, *(None if t is None else s.accelerators * t / 60 for t in (s.time_min_low, s.time_min_high))  # type: ignore[return-value]
+
+
+def _print_table(console: Console, columns: list[Column], cells: list[list[str]], notes: list[str], title: str) -> None:
+    print_fitted(console, columns, cells, title=title, see_all=_SEE_ALL)
+    if notes:
+        console.print(f"{ABOVE_ONE} Efficiency above 1, why: " + "; ".join(notes) + ".")
 
 
 def _knee_text(plan: Plan) -> str:
@@ -245,15 +339,31 @@ def _coverage_text(plan: Plan) -> str:
             "(each round's intervals calibrated on the other rounds).")
 
 
-def _at_text(plan: Plan) -> list[str]:
+def run_cost(plan: Plan, s: Step, price: float | None) -> str:
+    """What a training run at a step takes: accelerator-hours (with the interval where predicted), the cost at the
+    price asked for, the energy where its best system's power was measured."""
+    said = [f"{_range(*_hours(s), 1)} accelerator-hours"]
+    if price is not None:
+        low, high = (None if t is None else s.accelerators * t / 60 * price for t in (s.time_min_low, s.time_min_high))
+        cost = _usd(s.accelerator_hours * price) + (f" [{_usd(low)}, {_usd(high)}]" if low is not None and high is not None else "")
+        said.append(f"{cost} USD at {price:,g} USD per accelerator-hour")
+    energy = _energy_kwh(plan, s)
+    said.append(f"{energy:,.1f} kWh measured" if energy is not None else "energy not measured at this count")
+    return ", ".join(said)
+
+
+def _at_text(plan: Plan, price: float | None) -> list[str]:
     s, group, p = plan.prediction, plan.selection.accelerator_group, plan.planner
     assert s is not None
     lines = []
+    why = above_one(plan, s)
+    above = f" (above 1: {why})" if why else ""
     if s.basis == MEASURED:
         e = s.evidence
         assert e is not None
         lines.append(f"[bold]At {s.accelerators:,} {group}[/bold]: measured {minutes_text(s.time_min)}, "
-                     + ("1 system" if e.n_systems == 1 else f"the best of {e.n_systems} systems") + f" ({e.best_system}), efficiency {s.efficiency:.2f}.")
+                     + ("1 system" if e.n_systems == 1 else f"the best of {e.n_systems} systems")
+                     + f" ({e.best_system}), efficiency {s.efficiency:.2f}{above}; a run takes {run_cost(plan, s, price)}.")
         return lines
     q = s.prediction
     assert q is not None
@@ -263,7 +373,8 @@ def _at_text(plan: Plan) -> list[str]:
     error = f"; backtest median error {backtest.median_error_pct:.1f} %" if backtest is not None else ""
     efficiency = _range(s.efficiency, s.efficiency_low, s.efficiency_high, 2)
     lines.append(f"[bold]At {s.accelerators:,} {group}[/bold] (not measured): predicted {q.time_min:,.2f} min{interval}{batch} "
-                 f"({LEVEL * 100:.0f} % interval, {q.model} model{error}), efficiency {efficiency}.")
+                 f"({LEVEL * 100:.0f} % interval, {q.model} model{error}), efficiency {efficiency}{above}; a run takes "
+                 f"{run_cost(plan, s, price)}.")
     if plan.other_prediction is not None and plan.other_prediction.prediction is not None:
         o = plan.other_prediction.prediction
         o_interval = f" [{o.time_min_low:,.2f}, {o.time_min_high:,.2f}]" if o.time_min_low is not None and o.time_min_high is not None else ""
@@ -276,30 +387,32 @@ def _at_text(plan: Plan) -> list[str]:
 
 def _print(plan: Plan, console: Console, price: float | None) -> None:
     s, r, p = plan.selection, plan.recommendation, plan.planner
-    console.print(f"[bold]{s.workload}[/bold] ({s.benchmark}) on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}"
+    console.print(f"[bold]{s.label}[/bold], {s.workload.split(' (')[0]}, on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}"
                   + (f" ({s.why_round})" if s.why_round else ""))
     if s.other_groups:
         console.print(f"Other comparable groups in {s.round}: {', '.join(s.other_groups)} (--accelerator)")
     console.print(f"Times are official scores; runs min-max is the fastest and slowest valid run. Efficiency, in every table here: the best "
                   f"time at the group's smallest count ({p.reference_time_min:,.2f} min, {p.reference_system}, {p.reference_accelerators:,} "
                   f"{s.accelerator_group}) x {p.reference_accelerators:,}, over the time x N. Derived, not official MLPerf results.\n")
-    print_fitted(console, *_measured_rows(s.rows, price), title="Measured configurations", see_all=_SEE_ALL)
+    _print_table(console, *_measured_rows(s.rows, price), title="Measured configurations")
     console.print()
     title = (f"The best time per count: measured, or predicted by the {p.model.model} model with its {LEVEL * 100:.0f} % interval"
              if p.model is not None else "The best time per count, as measured")
-    print_fitted(console, *_step_rows(plan, price), title=title, see_all=_SEE_ALL)
+    _print_table(console, *_step_rows(plan, price), title=title)
     if plan.fit_note:
         console.print(f"Nothing predicted: {plan.fit_note}.")
     elif knee := _knee_text(plan):
         console.print(knee)
     console.print()
-    cost = f" About {r.accelerator_hours * price:,.0f} USD per training run." if price is not None else ""
+    chosen = plan.planner.step(r.accelerators) if r.basis == MEASURED else None
+    answer = chosen if chosen is not None else next((step for step in plan.steps if step.accelerators == r.accelerators), None)
+    cost = f" A run at {r.accelerators:,} takes {run_cost(plan, answer, price)}." if answer is not None else ""
     console.print(f"[bold]Recommendation[/bold] ({r.reason}): {r.sentence}{cost}")
     console.print(_backtest_text(plan))
     if coverage_text := _coverage_text(plan):
         console.print(coverage_text)
     if plan.prediction is not None:
-        for line in _at_text(plan):
+        for line in _at_text(plan, price):
             console.print(line)
     if pl.Series(s.rows["is_complete"]).not_().any():
         console.print("Some scores count fewer runs than the rules require (scored_incomplete).")

@@ -177,6 +177,12 @@ def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(
     assert rules == [("v5.1", "5.1.0", "checked", identity), ("v6.2", "6.2.0", "newer", identity)]
     page = (tmp_path / "reports" / "v6.2" / "index.html").read_text()
     assert "ruleset 6.2.0 is newer than the rules installed" in page
+    # every link of every page the run wrote resolves: the files, and the section a link's anchor names
+    from mlperf_scaling.tasks.publish.report import missing_links
+
+    pages = sorted((tmp_path / "reports").rglob("*.html"))
+    assert len(pages) >= 8 and {p.parent.name for p in pages} >= {"reports", "v5.1", "v6.2", "trends", "why"}
+    assert {str(p.relative_to(tmp_path)): missing_links(p) for p in pages if missing_links(p)} == {}
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ LAYERS = [
     ("metrics", ["mlperf_scaling.tasks.metrics"]),
     ("publish", ["mlperf_scaling.tasks.publish"]),
     ("flows", ["mlperf_scaling.flows"]),
-    ("commands", ["mlperf_scaling.cli", "mlperf_scaling.plan_command", "mlperf_scaling.model_plan_command", "mlperf_scaling.terminal", "mlperf_scaling.fast_path"]),
+    ("commands", ["mlperf_scaling.cli", "mlperf_scaling.arguments", "mlperf_scaling.plan_command", "mlperf_scaling.model_plan_command", "mlperf_scaling.terminal", "mlperf_scaling.fast_path"]),
 ]
 
 

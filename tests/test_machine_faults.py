@@ -77,9 +77,15 @@ def test_a_page_that_links_a_file_that_is_not_there_is_found(tmp_path):
     (round_folder / "plots").mkdir(parents=True)
     (round_folder / "plots" / "bert_time.svg").write_text("<svg/>")
     (round_folder / "index.html").write_text('<a href="../index.html">all</a><img src="plots/bert_time.svg"><img src="plots/bert_scaling.svg">'
-                                             '<a href="https://mlcommons.org">MLCommons</a><a href="#answer">answer</a>')
+                                             '<a href="https://mlcommons.org">MLCommons</a><a href="#answer">answer</a><section id="answer"></section>')
     (tmp_path / "index.html").write_text('<a href="v4.1/index.html">v4.1</a><a href="trends/index.html">trends</a>')
     assert missing_links(round_folder / "index.html") == ["plots/bert_scaling.svg"]  # the figure a worker wrote elsewhere
+    # an anchor is a link too: to a section the page, or another, does not have; a view's state is the explorer's
+    (round_folder / "anchors.html").write_text('<section id="answer"></section><a href="#answer">here</a><a href="#gone">gone</a>'
+                                               '<a href="index.html#bert">section</a><a href="explore.html#workload=bert">view</a>'
+                                               '<a href="../v4.1/anchors.html#answer">there</a>')
+    (round_folder / "explore.html").write_text("<div></div>")
+    assert missing_links(round_folder / "anchors.html") == ["#gone", "index.html#bert"]
     assert check_reports.fn(str(tmp_path), ["v4.1"]) == {"v4.1": ["v4.1/index.html: plots/bert_scaling.svg"],
                                                          "": ["index.html: trends/index.html"]}
 
@@ -167,6 +173,55 @@ def test_the_main_job_refused_midway_ends_in_one_line(inject, said, second, code
     assert "Traceback" not in err
     assert second in out
     assert not list(tmp_path.glob("*.draft"))
+
+
+def _polars_writes_the_front_page_to_a_full_disk(monkeypatch):
+    """The front page's CSV written by polars itself onto a device that is always full: polars' own error, an OSError
+    with no errno ("No space left on device (os error 28)")."""
+    from mlperf_scaling.tasks.publish import steps
+
+    real = steps.write_tables
+
+    def full(folder, tables):
+        if "best_recommendations" in tables:
+            tables["best_recommendations"].write_csv("/dev/full")
+        return real(folder, tables)
+
+    monkeypatch.setattr(steps, "write_tables", full)
+
+
+def test_the_front_pages_csv_refused_by_polars_ends_in_one_line(prefect_isolated, tmp_path, monkeypatch, capsys):
+    from conftest import fixture_round
+
+    mirror = tmp_path / "mirror"
+    fixture_round("v5.1", mirror)
+    _polars_writes_the_front_page_to_a_full_disk(monkeypatch)
+    warehouse = tmp_path / "w.duckdb"
+    assert main(["run", "--mirror", str(mirror), "--warehouse", str(warehouse), "--reports", str(tmp_path / "reports")]) == 1
+    out, err = capsys.readouterr()
+    last = err.rstrip("\n").splitlines()[-1]
+    assert "no space left on the device" in last and "--reports" in last and last.startswith("mlperf-scaling: "), last
+    assert "Traceback" not in err and "Traceback" not in out
+    assert warehouse_state(warehouse)[2][0] > 0  # the round is kept
+
+
+@pytest.mark.parametrize("library", ["polars", "duckdb"])
+def test_a_full_disk_said_by_a_library_without_an_errno_is_the_machines(library, tmp_path):
+    import duckdb
+    import polars as pl
+
+    from mlperf_scaling.failures import machine_fault
+
+    try:
+        if library == "polars":
+            pl.DataFrame({"n": range(100_000)}).write_csv("/dev/full")
+        else:
+            duckdb.connect().execute("copy (select range from range(100000)) to '/dev/full' (format csv)")
+    except Exception as exc:  # noqa: BLE001 - whatever the library raises is what is read
+        said = str(machine_fault(exc, "the reports", tmp_path, "--reports"))
+    else:
+        pytest.fail(f"{library} wrote to /dev/full")
+    assert said.startswith(f"the reports {tmp_path}: no space left on the device") and said.endswith("point --reports at another disk")
 
 
 def test_a_fault_worded_by_duckdb_is_read_as_the_machines():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 
 import polars as pl
 import pytest
@@ -238,6 +239,9 @@ def test_the_command_answers_at_the_pace_and_in_production(v41_with_trends, caps
     out = capsys.readouterr().out
     assert "At 1,024 H100-SXM (the count asked for): in production about" in out and "USD" in out and "MLPerf pace, backtested" in out
     assert "In production: x" in out and "each organisation left out" in out
+    at = " ".join(out.split()).split("At 1,024 H100-SXM (the count asked for): in production about ")[1].split("; at the MLPerf")[0]
+    assert re.search(r"accelerator-hours, .* MWh, USD [\d,]+ \[[\d,]+, [\d,]+\]", at), at
+    assert "(1 scores" not in out and " parameters need" not in out
 
     assert main([*argv, "--precision", "fp8", "--format", "csv"]) == 0
     rows = pl.read_csv(__import__("io").StringIO(capsys.readouterr().out))
@@ -247,7 +251,8 @@ def test_the_command_answers_at_the_pace_and_in_production(v41_with_trends, caps
         (["plan", "--model-params", "70e9", "--accelerator", "H100-SXM"], "plan --model-params: give --tokens T and --accelerator A too"),
         (["plan", "bert", "--model-params", "70e9", "--tokens", "1e12", "--accelerator", "H100-SXM"], "plan: a BENCHMARK or --model-params, not both"),
         (["plan", "bert", "--tokens", "1e12"], "--tokens: for a model's plan, with --model-params"),
-        ([*argv, "--active-params", "80e9"], "--active-params must be positive and at most --model-params"),
+        ([*argv, "--active-params", "80e9"], "--active-params: at most --model-params"),
+        ([*argv, "--round", "v4.1"], "--round and --rounds are for a benchmark's plan"),
         ([*argv, "--deadline", "soon"], "--deadline: not a duration: 'soon'"),
     ]:
         assert main([*bad, "--warehouse", warehouse] if "--warehouse" not in bad else bad) == 2
@@ -262,3 +267,10 @@ def test_a_family_with_two_groups_must_be_named():
                                    .otherwise(pl.col("accelerator_family")).alias("accelerator_family"))
     with pytest.raises(PlanError, match="'H100' is more than one comparable group: H100-PCIe, H100-SXM, H100-SXM-NVL"):
         resolve_group(two, "H100")
+
+
+def test_a_refusal_says_its_numbers_as_people_do():
+    from mlperf_scaling.model_plan_command import readable
+
+    assert readable("7e+10 parameters need about 1,120 GB of weights") == "70B parameters need about 1,120 GB of weights"
+    assert readable("1.5e+12 tokens, 405B and v4.1") == "1.5T tokens, 405B and v4.1"

@@ -124,4 +124,4 @@ def test_the_main_job_runs_a_v61_round_end_to_end(prefect_isolated, tmp_path, ca
     out = capsys.readouterr().out
     assert "v6.1" in out and "newer than the rules" not in out
     page = (tmp_path / "reports" / "v6.1" / "index.html").read_text()
-    assert "<h2>Qwen3.5 397B, GRPO <small>LLM reinforcement learning" in page and "<h2>DLRM v4 <small>recommendation" in page
+    assert "<h2>Qwen3.5 397B GRPO <small>LLM reinforcement learning" in page and "<h2>DLRM v4 <small>recommendation" in page

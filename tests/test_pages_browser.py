@@ -50,11 +50,33 @@ def test_the_front_page_fits_and_says_what_it_counts(browser, v41_reports):
     page, complaints = _look(browser, v41_reports / "index.html")
     tables = page.evaluate(TABLE_EDGES)
     assert tables and all(t["right"] <= t["box"] + 1 and not t["scrolls"] for t in tables)
-    headers = page.evaluate("[...document.querySelectorAll('table')[0].rows[0].cells].map(c => c.textContent)")
+    headers = page.evaluate("[...document.querySelector('#rounds table').rows[0].cells].map(c => c.textContent)")
     assert {"score rows", "with a time", "rejected"} <= set(headers)
-    v41 = page.evaluate("""[...document.querySelectorAll('table')[0].rows].map(r => [...r.cells].map(c => c.textContent))
+    v41 = page.evaluate("""[...document.querySelector('#rounds table').rows].map(r => [...r.cells].map(c => c.textContent))
         .find(cells => cells[0] === 'v4.1')""")
     assert v41 is not None and "154" in v41  # v4.1: 154 published score rows
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280 and complaints == []
+    page.close()
+
+
+def test_the_front_pages_answer_is_a_compact_table_with_the_sentence_a_click_away(browser, v41_reports):
+    page, complaints = _look(browser, v41_reports / "index.html")
+    table = page.locator("table.answers")
+    headers = page.evaluate("[...document.querySelectorAll('table.answers thead th')].map(c => c.textContent)")
+    assert headers[:6] == ["workload", "accelerator group", "N", "time (min)", "basis", "efficiency"]
+    # one line a group: a row is no taller than a line and a half of its text (the sentence is folded away)
+    heights = page.evaluate("""[...document.querySelectorAll('table.answers tbody tr')].map(r => {
+        const line = parseFloat(getComputedStyle(r).lineHeight) || 16; return r.getBoundingClientRect().height / line; })""")
+    assert len(heights) >= 10 and max(heights) < 1.6, heights
+    # every row says in words, on hover and a click away, the recommendation it stands for
+    first = table.locator("tbody tr").first
+    sentence = first.get_attribute("title")
+    assert sentence and "measured" in sentence and first.locator("details p").first.is_hidden()
+    first.locator("summary").click()
+    assert first.locator("details p").first.is_visible() and first.locator("details p").first.text_content() == sentence
+    # each workload is named once, over its groups
+    names = page.evaluate("[...document.querySelectorAll('table.answers tbody th[scope=row]')].map(c => c.textContent)")
+    assert len(names) == len(set(names)) and "Llama 2 70B LoRA" in [n.replace("\u200b", "") for n in names]
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280 and complaints == []
     page.close()
 

@@ -1,6 +1,8 @@
-"""Result IDs, as the official summarizer numbers its spreadsheet: held to the summarizer's own spreadsheet of every
-shipped round it can read (tests/fixtures/official_result_ids.tsv, made by tools/official_result_ids.py), to its
-ordering rules on small rows, and compared with the IDs MLCommons published (tests/fixtures/published_result_ids.tsv)."""
+"""Result IDs. `result_id`: the ID MLCommons published, where one was found that names the system
+(mlperf_scaling/reference/published_result_ids.tsv, each row with its source), held to its row, never guessed, and
+untouched by a bad file of another system. `summarizer_row_id`: the row the official summarizer gives the system in its
+spreadsheet, held to the summarizer's own spreadsheet of every shipped round it can read
+(tests/fixtures/official_result_ids.tsv, made by tools/official_result_ids.py) and to its ordering rules on small rows."""
 
 from __future__ import annotations
 
@@ -12,16 +14,17 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import SHARED_MLPERF as SHARED
 from conftest import read_shipped_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mlperf_scaling.reference.lookup import NAMING_PAIRINGS, published_result_ids
 from mlperf_scaling.tasks.score.result_ids import SECTIONS, SUMMARY_FIELDS, result_ids, summary_row
 from mlperf_scaling.tasks.score.rules import rules_for_round, summary_benchmarks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ORACLE = FIXTURES / "official_result_ids.tsv"
-PUBLISHED = FIXTURES / "published_result_ids.tsv"
 SHIPPED = ("v0.5", "v0.6", "v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
 NUMBERED_OFFICIALLY = ("v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
 
@@ -32,9 +35,9 @@ def _table(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle, delimiter="\t"))
 
 
-def _ids_of(round_name: str) -> dict[tuple[str, str], str]:
+def _ids_of(round_name: str, column: str = "summarizer_row_id") -> dict[tuple[str, str], str]:
     data, _ = read_shipped_round(round_name)
-    pairs = data.scores.select("submitter", "system", "result_id").unique()
+    pairs = data.scores.select("submitter", "system", column).unique()
     ids: dict[tuple[str, str], str] = {}
     for submitter, system, result_id in pairs.iter_rows():
         assert ids.setdefault((submitter, system), result_id) == result_id, "one ID per system, shared by its benchmarks"
@@ -118,26 +121,86 @@ def _summary_positions(round_name: str) -> dict[tuple[str, str], int]:
     return {(row.submitter, row.system): i for i, row in enumerate(sorted(rows, key=lambda row: row.sort_key))}
 
 
-def test_the_published_ids_found_differ_from_the_spreadsheet_as_documented():
-    """MLCommons' published IDs of v3.1 and v5.1 are not the spreadsheet's numbers; docs/data.md says how they differ,
-    and this holds those words to the data."""
-    published = _table(PUBLISHED)
-    assert {r["round"] for r in published} == {"v3.1", "v5.1"} and len(published) == 6
-    assert sum(_ids_of(r["round"])[(r["submitter"], r["system"])] == r["result_id"] for r in published) == 0
-    spreadsheet = {r["result_id"]: _ids_of(r["round"])[(r["submitter"], r["system"])] for r in published}
-    assert spreadsheet == {"3.1-2002": "3.1-0072", "5.1-0002": "5.1-0077", "5.1-0004": "5.1-0079", "5.1-0060": "5.1-0042",
-                           "5.1-0070": "5.1-0052", "5.1-0072": "5.1-0054"}
-    # in the summary's own sort (the raw "Available cloud" before "Available on-premise"): v3.1's is the third system,
-    # after 2000; v5.1's count from 1, the on-premise ones two further on
-    places = {round_name: _summary_positions(round_name) for round_name in ("v3.1", "v5.1")}
-    for row in published:
-        place = places[row["round"]][(row["submitter"], row["system"])]
-        availability = read_shipped_round(row["round"])[0].scores.filter(
-            (pl.col("submitter") == row["submitter"]) & (pl.col("system") == row["system"]))["availability"][0]
-        if row["round"] == "v3.1":
-            assert row["result_id"] == f"3.1-{2000 + place:04}"
-        else:
-            assert row["result_id"] == f"5.1-{place + (1 if availability == 'available cloud' else 3):04}", (row, place)
+NAMING = [p for p in published_result_ids() if p.pairing in NAMING_PAIRINGS and p.round in SHIPPED]
+
+
+def test_the_published_ids_found_are_sourced_and_paired():
+    found = published_result_ids()
+    assert len(found) >= 29 and all(p.source.startswith(("https://", "http://", "GitHub file")) for p in found)
+    assert {p.round for p in NAMING} == {"v3.1", "v5.1"} and len(NAMING) == 14
+    assert len({(p.round, p.result_id) for p in found}) == len(found)  # an ID is found once
+    assert len({(p.round, p.submitter, p.system) for p in NAMING}) == len(NAMING)  # a system has one ID
+
+
+@pytest.mark.parametrize("published", NAMING, ids=[f"{p.round} {p.result_id}" for p in NAMING])
+def test_every_published_id_is_held_to_its_row(published):
+    data, _ = read_shipped_round(published.round)
+    system = data.scores.filter((pl.col("submitter") == published.submitter) & (pl.col("system") == published.system))
+    # the system the source names is in the round, with every benchmark the source quotes, and carries the ID on all
+    # its scores; no other system of the round carries it
+    assert system.height and set(published.benchmarks) <= set(system["benchmark"].to_list()), published
+    assert set(system["result_id"].to_list()) == {published.result_id}
+    assert data.scores.filter(pl.col("result_id") == published.result_id).select("submitter", "system").unique().height == 1
+
+
+@pytest.mark.parametrize("round_name", SHIPPED)
+def test_no_id_is_guessed(round_name):
+    ids = _ids_of(round_name, "result_id")
+    named = {(p.submitter, p.system): p.result_id for p in NAMING if p.round == round_name}
+    assert {key: value for key, value in ids.items() if value is not None} == named
+    # the IDs found by no more than an offset (v1.0's) are kept in the table, not given to a system
+    weak = [p for p in published_result_ids() if p.round == round_name and p.pairing == "weak"]
+    assert all(ids.get((p.submitter, p.system)) is None for p in weak)
+
+
+def test_the_published_ids_follow_the_summary_sort_with_the_cloud_first():
+    """No published ID found contradicts another: within a round they rise as the summarizer's summary sorts the closed
+    systems, with the cloud section first (docs/data.md), and the spreadsheet's number is none of them."""
+    for round_name in ("v3.1", "v5.1"):
+        places = _summary_positions(round_name)
+        data, _ = read_shipped_round(round_name)
+        cloud = {(r["submitter"], r["system"]) for r in data.scores.filter(pl.col("availability") == "available cloud").iter_rows(named=True)}
+        rows = [p for p in NAMING if p.round == round_name]
+        by_order = sorted(rows, key=lambda p: ((p.submitter, p.system) not in cloud, places[(p.submitter, p.system)]))
+        assert [p.result_id for p in by_order] == sorted(p.result_id for p in rows), round_name
+        spreadsheet = _ids_of(round_name)
+        assert all(spreadsheet[(p.submitter, p.system)] != p.result_id for p in rows)
+    # the two the issue names: MLCommons lists NVIDIA's 1,152-GPU cloud system as 5.1-0002, the spreadsheet's row 5.1-0077
+    v51 = {p.system: p.result_id for p in NAMING if p.round == "v5.1"}
+    assert v51["hsg_ngpu1152_ngc25.09_nemo"] == "5.1-0002" and _ids_of("v5.1")[("NVIDIA", "hsg_ngpu1152_ngc25.09_nemo")] == "5.1-0077"
+
+
+def _rescored_v51(bad: dict[str, bytes]) -> pl.DataFrame:
+    """v5.1 read and scored again, with the systems files named in `bad` replaced by the bytes given."""
+    from conftest import archive, score_stream
+
+    from mlperf_scaling.tasks.source.mirror_notes import load_copy_notes
+    from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
+
+    with open_source(resolve_source(str(archive("v5.1")))) as stream:
+        members = stream.members
+        stream.members = ((path, (lambda text=bad[path]: text) if path in bad else load, size) for path, load, size in members)
+        data = score_stream(stream, "v5.1", load_copy_notes(SHARED, "v5.1"), workers=1)
+    return data.scores
+
+
+def test_a_bad_systems_file_of_one_system_changes_no_other_systems_id():
+    """One malformed systems file (a node count written "8 x 8") leaves the summarizer without that system and shifts
+    every spreadsheet row after it; the published IDs are the systems' own and do not move."""
+    path = "AMD/systems/MI325X_EPYC_9575F_pytorch_llama2_70b.json"
+    before = read_shipped_round("v5.1")[0].scores
+    document = json.loads(next(r["description_json"] for r in read_shipped_round("v5.1")[0].systems.iter_rows(named=True)
+                               if r["submitter"] == "AMD" and r["system"] == "MI325X_EPYC_9575F_pytorch_llama2_70b"))
+    document["number_of_nodes"] = "8 x 8"
+    after = _rescored_v51({path: json.dumps(document).encode()})
+    key = ["submitter", "system", "benchmark"]
+    compared = before.select(*key, "result_id", "summarizer_row_id").join(after.select(*key, "result_id", "summarizer_row_id"),
+                                                                          on=key, suffix="_after")
+    others = compared.filter(pl.col("system") != "MI325X_EPYC_9575F_pytorch_llama2_70b")
+    assert others.height == before.height - 1 and others.filter(pl.col("result_id").is_not_null()).height >= 13
+    assert others.filter(pl.col("result_id").ne_missing(pl.col("result_id_after"))).height == 0
+    # the summarizer's own numbering is what moves: that is why it is not the ID to cite
+    assert others.filter(pl.col("summarizer_row_id").ne_missing(pl.col("summarizer_row_id_after"))).height > 100
 
 
 # --- the ordering rules, on small rows -------------------------------------------------------------------------------

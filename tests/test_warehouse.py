@@ -262,6 +262,12 @@ def test_an_unchanged_run_is_answered_without_starting_anything(real_slice, tmp_
         (reports / page).write_text("<html></html>")
     (summary,) = unchanged_run(None, mirror, "https://example.org/", warehouse, reports)
     assert (summary.round, summary.status, summary.n_runs) == ("v4.1", "unchanged", 10)
+    # its seconds are this run's (checking the version), not those of the load that read and scored it
+    import duckdb
+
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (loading,) = connection.execute("select seconds from ingestions").fetchone()
+    assert 0 <= summary.seconds < 2 and summary.seconds != loading
     assert unchanged_run(["v4.1", "v5.1"], mirror, "https://example.org/", warehouse, reports) is None  # v5.1 not in the mirror
     with archive.open("ab") as handle:  # another version of the round: the full run
         handle.write(b"\0" * 512)

@@ -1,6 +1,6 @@
 """The result ID of every system of the shipped rounds, as mlperf-logging's result summarizer numbers its spreadsheet:
 its own `main()` run with `--xlsx` over each round, the IDs read back from the sheets. Written to
-tests/fixtures/official_result_ids.tsv, the oracle tests/test_result_ids.py holds the pipeline's own IDs to.
+tests/fixtures/official_result_ids.tsv, the oracle tests/test_result_ids.py holds the pipeline's summarizer_row_id to.
 
     python tools/official_result_ids.py [--rounds v4.0,v4.1] [MIRROR] [LOGGING_GIT_DIR]
         (defaults: every round below, ../shared/mlperf, the fetched mlcommons/logging; some minutes a round; rounds

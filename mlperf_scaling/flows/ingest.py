@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
@@ -50,6 +52,7 @@ def ingest_round(
     """
     logger = get_run_logger()
     settings = settings or Settings()
+    started = time.perf_counter()
     now_doing(f"ingesting {round_name or source}")
     # network steps: bounded in time, retried a bounded number of times, then this round fails alone
     try:
@@ -65,7 +68,9 @@ def ingest_round(
         loaded = None if force else check_loaded(warehouse, round_name, version)
         if loaded is not None:
             logger.info("%s unchanged (%s): skipped", round_name, version.commit or version.sha256)
-            return RoundOutcome.from_ingestion(loaded, status=UNCHANGED, message="same version already loaded")
+            # this run's seconds (checking the version), not those of the run that loaded it
+            return RoundOutcome.from_ingestion(loaded, status=UNCHANGED, message="same version already loaded",
+                                               seconds=time.perf_counter() - started)
         judge = judge_for(rules_for_round(round_name))  # runs in the parsing workers, where the lines are
         files = read_round.with_options(retries=retries, retry_delay_seconds=settings.retry_delay_s)(
             source, round_name, notes_dir, judge, settings.clone_timeout_s, settings.max_source_bytes

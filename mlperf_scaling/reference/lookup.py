@@ -22,30 +22,46 @@ def _read_tsv(name: str) -> list[dict[str, str]]:
     return list(csv.DictReader((line for line in text.splitlines() if not line.startswith("#")), delimiter="\t"))
 
 
+def _plain(text: str) -> str:
+    """A name as compared: case, spaces, hyphens, underscores and dots ignored (Llama 3.1 8B is llama31_8b)."""
+    return re.sub(r"[\s_.\-]+", "", text).lower()
+
+
 @dataclass(frozen=True)
 class BenchmarkName:
     """What the project calls a benchmark folder across rounds; the rules themselves come from mlperf_scaling.tasks.score.rules."""
 
     folder: str
     canonical_name: str
-    workload: str
+    workload: str  # the task and the model: `object detection (RetinaNet)`
     listed: bool = True  # False: a folder name benchmarks.tsv does not know
+    model_name: str = ""  # the model people call it by (benchmarks.tsv); the folder when unlisted
+    note: str = ""  # what a reader needs about the folder's name: `folder ssd until v4.1, retinanet from v5.0`
 
     @property
     def model(self) -> str:
-        """The model people call the workload by, from the workload's parentheses: `RetinaNet`, `BERT-large`."""
-        found = re.search(r"\(([^;)]+)", self.workload)
-        return found[1].strip() if found else self.folder
+        """The model people call the workload by: `RetinaNet`, `BERT-large`."""
+        return self.model_name or self.folder
 
     @property
     def task(self) -> str:
         """What the workload does: `object detection`."""
         return self.workload.split(" (")[0] if self.listed else "unknown benchmark"
 
+    @property
+    def label(self) -> str:
+        """The one way every page, table and command names the workload: its model, with the canonical name (what
+        `plan` and the explorer take) where the model's name does not spell it: `RetinaNet`, `BERT-large (bert)`."""
+        return self.model if _plain(self.model) == _plain(self.canonical_name) else f"{self.model} ({self.canonical_name})"
+
 
 @functools.cache
 def _benchmark_rows() -> list[dict[str, str]]:
     return _read_tsv("benchmarks.tsv")
+
+
+def _name_of(row: dict[str, str]) -> BenchmarkName:
+    return BenchmarkName(row["benchmark"], row["canonical_name"], row["workload"], model_name=row["model"], note=row["note"])
 
 
 def benchmark_name(folder: str, round_name: str) -> BenchmarkName:
@@ -58,7 +74,7 @@ def benchmark_name(folder: str, round_name: str) -> BenchmarkName:
             continue
         if row["last_round"] and current > round_key(row["last_round"]):
             continue
-        return BenchmarkName(folder, row["canonical_name"], row["workload"])
+        return _name_of(row)
     return BenchmarkName(folder, folder, "unknown benchmark", listed=False)
 
 
@@ -67,7 +83,50 @@ def canonical_benchmark(canonical_name: str) -> BenchmarkName:
     rows = [row for row in _benchmark_rows() if row["canonical_name"] == canonical_name]
     if not rows:
         return BenchmarkName(canonical_name, canonical_name, "unknown benchmark", listed=False)
-    return BenchmarkName(rows[-1]["benchmark"], canonical_name, rows[-1]["workload"])
+    return _name_of(rows[-1])
+
+
+def analysis_folder(folder: str, round_name: str) -> str:
+    """The folder a round's workload is analysed under: a second folder of the same workload in one round (v0.6
+    Google's `mask` beside `maskrcnn`) joins the folder named as the workload, so that a workload is one benchmark per
+    round; any other folder is its own."""
+    canonical = benchmark_name(folder, round_name).canonical_name
+    if canonical == folder:
+        return folder
+    primary = benchmark_name(canonical, round_name)
+    return canonical if primary.listed and primary.canonical_name == canonical else folder
+
+
+def workload_names() -> dict[str, list[str]]:
+    """Every canonical name, with the other names a person may type for it: its folders, its model's name."""
+    names: dict[str, list[str]] = {}
+    for row in _benchmark_rows():
+        found = names.setdefault(row["canonical_name"], [])
+        for alias in (row["benchmark"], row["model"]):
+            if alias != row["canonical_name"] and alias not in found:
+                found.append(alias)
+    return names
+
+
+def workloads_named(text: str) -> list[str]:
+    """The canonical names a typed name may mean, compared as `_plain` does: one for a canonical name, a model's name
+    or most folders; two for `ssd` (SSD-ResNet34 until v1.1, RetinaNet from v2.0); none for an unknown name."""
+    wanted = _plain(text)
+    if not wanted:
+        return []
+    exact = [canonical for canonical in workload_names() if _plain(canonical) == wanted]
+    if exact:
+        return exact
+    return [canonical for canonical, aliases in workload_names().items() if any(_plain(alias) == wanted for alias in aliases)]
+
+
+def folder_rounds(folder: str, canonical_name: str) -> str:
+    """When a folder held a workload, in words: `v0.5-v1.1`, `from v2.0`."""
+    rows = [row for row in _benchmark_rows() if row["benchmark"] == folder and row["canonical_name"] == canonical_name]
+    if not rows:
+        return ""
+    first, last = rows[0]["first_round"], rows[-1]["last_round"]
+    return f"{first}-{last}" if last else f"from {first}"
 
 
 @functools.cache
@@ -346,3 +405,38 @@ def production_runs() -> tuple[ProductionRun, ...]:
                                float(row["seq_len"]) if row["seq_len"].strip() else DEFAULT_SEQUENCE_LENGTH, row["precision"],
                                float(row["accelerator_hours"]), row["source"])
                  for row in _read_tsv("production_runs.tsv"))
+
+
+@dataclass(frozen=True)
+class PublishedResultId:
+    """A result ID MLCommons published, with the system it was found beside and where (published_result_ids.tsv)."""
+
+    round: str
+    result_id: str
+    submitter: str
+    system: str
+    benchmarks: tuple[str, ...]  # the benchmark folders the source quotes the system's results for
+    pairing: str  # stated, inferred, weak or unpaired
+    source: str
+
+
+NAMING_PAIRINGS = ("stated", "inferred")  # the pairings that name a system well enough for scores.result_id
+
+
+@functools.cache
+def published_result_ids() -> tuple[PublishedResultId, ...]:
+    """Every published ID found, with its pairing and source, in the file's order."""
+    text = resources.files("mlperf_scaling.reference").joinpath("published_result_ids.tsv").read_text(encoding="utf-8")
+    rows = csv.DictReader([line for line in text.splitlines() if not line.startswith("#")], delimiter="\t")
+    return tuple(PublishedResultId(row["round"], row["result_id"], row["submitter"], row["system"],
+                                   tuple(b for b in row["benchmarks"].split(";") if b), row["pairing"], row["source"]) for row in rows)
+
+
+def published_result_id(round_name: str, submitter: str, system: str) -> str | None:
+    """The ID MLCommons published for a system of a round, where one was found that names it; None otherwise."""
+    return _naming_ids().get((round_name, submitter, system))
+
+
+@functools.cache
+def _naming_ids() -> dict[tuple[str, str, str], str]:
+    return {(p.round, p.submitter, p.system): p.result_id for p in published_result_ids() if p.pairing in NAMING_PAIRINGS and p.system}

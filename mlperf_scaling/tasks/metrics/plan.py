@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from mlperf_scaling.reference.lookup import benchmark_name
+from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark, folder_rounds, workload_names, workloads_named
 from mlperf_scaling.rounds import normal_round, round_key
 from mlperf_scaling.tasks.metrics.fits import apart_series
 from mlperf_scaling.tasks.metrics.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
@@ -69,25 +69,99 @@ def _suggestion(wanted: str, known: list[str]) -> str:
 @dataclass(frozen=True)
 class Selection:
     round: str
-    benchmark: str
-    workload: str
+    benchmark: str  # the folder the round's analysis names the workload by
+    workload: str  # the task and the model: `object detection (RetinaNet)`
     accelerator_group: str
     rows: pl.DataFrame  # the group's efficiency rows in that round and benchmark
     other_groups: list[str]  # the benchmark's other comparable groups in that round
     why_round: str | None = None  # why this round, when the user did not name it
+    canonical: str = ""  # the workload's name across rounds: `retinanet`
+    label: str = ""  # how every page names it: `RetinaNet`, `BERT-large (bert)`
 
 
-def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = None, round_name: str = "best") -> Selection:
-    """The rows a plan is made from. `benchmark`: folder or canonical name; `accelerator`: a comparable group
-    (H100-SXM), or a family (H100) when it has one group; default the group with most distinct counts. `round_name`:
-    a round, `latest` (the newest that has it) or `best` (the one that measured it best: best_measured_round)."""
+def _named(rows: pl.DataFrame, label: str) -> str:
+    """A workload's label with the rounds and folders of its score rows: `NCF (v0.5: 4 scores)`."""
+    said = [f"{r}: {n:,} score{'s' if n != 1 else ''}" for r, n in rows.group_by("round").agg(pl.col("n_scores").sum())
+            .sort(pl.col("round").map_elements(lambda r: round_key(r)[0] * 1000 + round_key(r)[1], return_dtype=pl.Int64)).iter_rows()]
+    return f"{label} ({'; '.join(said)})"
+
+
+def _held(efficiency: pl.DataFrame, presence: pl.DataFrame | None) -> str:
+    """The workloads the warehouse holds, each once, by the name `plan` takes, with the other names it takes for them."""
+    canonical = set(efficiency["benchmark_canonical"].to_list())
+    present = set(presence["benchmark_canonical"].to_list()) if presence is not None else canonical
+    aliases = workload_names()
+    said = []
+    for name in sorted(canonical | present):
+        others = [a for a in aliases.get(name, []) if normal_name(a) != normal_name(canonical_benchmark(name).model)]
+        said.append(name + (f" (also {', '.join(others)})" if others else "") + ("" if name in canonical else ": no time to train"))
+    return ", ".join(said)
+
+
+def _unscored(label: str, rows: pl.DataFrame, round_name: str | None = None) -> str:
+    """Why a workload the warehouse holds has nothing to plan from (in a round, or anywhere): no score of it has a
+    time, or none is on an accelerator that can be compared."""
+    if rows.filter(pl.col("status") != "not_scored").height:
+        return (f"{_named(rows, label)} is in the warehouse, but none of its scores is on an accelerator the project knows, "
+                "so none is compared (mlperf_scaling/reference/accelerators.tsv names them)")
+    reason = rows.sort("n_scores", descending=True)["reason"].drop_nulls()
+    because = f" (e.g. {reason[0]})" if reason.len() else ""
+    if round_name is not None:
+        n = int(rows["n_scores"].sum())
+        return f"{label} has no time to train in {round_name}: its {n:,} score{'s' if n != 1 else ''} there were not scored{because}"
+    return f"{_named(rows, label)} is in the warehouse, but has no time to train: none of its scores was scored{because}; nothing to plan from"
+
+
+def resolve_workload(efficiency: pl.DataFrame, benchmark: str, round_name: str = "best", presence: pl.DataFrame | None = None) -> str:
+    """The canonical name a typed name means: a canonical name, a model's name or a folder (in the round named, where a
+    folder held two workloads: ssd). PlanError, in one line, for a name the warehouse does not hold, one that names two
+    workloads, or a workload present but never scored (`presence`: the workload_presence query)."""
+    wanted = normal_name(benchmark)
+    named = workloads_named(benchmark)
+    if not named:  # a folder benchmarks.tsv does not list yet (a new round's): its own name
+        pairs = efficiency.select("benchmark", "benchmark_canonical").unique()
+        named = sorted({c for b, c in pairs.iter_rows() if wanted in (normal_name(b), normal_name(c))})
+    held = set(efficiency["benchmark_canonical"].to_list()) | (set(presence["benchmark_canonical"].to_list()) if presence is not None else set())
+    if len(named) > 1 and any(c in held for c in named):  # of the workloads a folder held, those the warehouse holds
+        named = [c for c in named if c in held]
+    if len(named) > 1 and round_name not in (BEST, "latest"):
+        in_round = [c for c in named if benchmark_name(benchmark.strip().lower(), normal_round(round_name)).canonical_name == c]
+        named = in_round or named
+    if len(named) > 1:
+        said = " and ".join(f"{canonical_benchmark(c).label} ({c}: the folder {benchmark.strip()} {folder_rounds(benchmark.strip().lower(), c)})"
+                            for c in named)
+        raise PlanError(f"{benchmark!r} names {len(named)} workloads: {said}; name one, or give --round")
+    if not named:
+        held = set(efficiency["benchmark_canonical"].to_list())
+        by_alias = {alias: canonical for canonical, aliases in workload_names().items() if canonical in held for alias in aliases}
+        by_alias.update({canonical: canonical for canonical in held})
+        close = _suggestion(wanted, sorted(by_alias))
+        suggested = sorted({by_alias[name] for name in close.removeprefix(": did you mean ").removesuffix("?").split(" or ")} if close else set())
+        said = f": did you mean {' or '.join(suggested)}?" if suggested else ""
+        raise PlanError(f"no workload {benchmark!r} in the warehouse{said}; it holds: {_held(efficiency, presence)}")
+    canonical = named[0]
+    if efficiency.filter(pl.col("benchmark_canonical") == canonical).height == 0:
+        label = canonical_benchmark(canonical).label
+        rows = presence.filter(pl.col("benchmark_canonical") == canonical) if presence is not None else None
+        if rows is not None and rows.height:
+            raise PlanError(_unscored(label, rows))
+        raise PlanError(f"no {label} in the warehouse; it holds: {_held(efficiency, presence)}")
+    return canonical
+
+
+def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = None, round_name: str = "best",
+           among: list[str] | None = None, presence: pl.DataFrame | None = None) -> Selection:
+    """The rows a plan is made from. `benchmark`: a workload by its canonical name, its model's name or a folder
+    (resolve_workload); `accelerator`: a comparable group (H100-SXM), or a family (H100) when it has one group; default
+    the group with most distinct counts. `round_name`: a round, `latest` (the newest that has it) or `best` (the one
+    that measured it best: best_measured_round); `among`: the rounds `best` chooses from (default: every round);
+    `presence`: the workload_presence query, to say a workload is held but not scored."""
     if efficiency.height == 0:
         raise PlanError("the warehouse holds no analysed round: run `mlperf-scaling run` first")
-    wanted = normal_name(benchmark)
-    rows = efficiency.filter(_normal_eq("benchmark", wanted) | _normal_eq("benchmark_canonical", wanted))
-    if rows.height == 0:
-        known = sorted(set(efficiency["benchmark"].to_list()) | set(efficiency["benchmark_canonical"].to_list()))
-        raise PlanError(f"no benchmark {benchmark!r} in the warehouse{_suggestion(wanted, known)}; it holds: {', '.join(known)}")
+    canonical = resolve_workload(efficiency, benchmark, round_name, presence)
+    label = canonical_benchmark(canonical).label
+    benchmark = label  # how the messages below name it
+    rows = efficiency.filter(pl.col("benchmark_canonical") == canonical)
     rows = rows.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
     if accelerator is not None:
         measured_on = sorted(set(rows["accelerator_group"].to_list()))
@@ -96,6 +170,13 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         rows = exact if exact.height else rows.filter(_normal_eq("accelerator_family", wanted_group))
         if rows.height == 0:
             raise PlanError(f"no {benchmark} result on {accelerator!r} in any round; measured on: {', '.join(measured_on)}")
+    if among:
+        wanted_rounds = {normal_round(r) for r in among}
+        held = sorted(set(rows["round"].to_list()), key=round_key)
+        rows = rows.filter(pl.col("round").is_in(wanted_rounds))
+        if rows.height == 0:
+            raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {', '.join(sorted(wanted_rounds, key=round_key))}; "
+                            f"rounds that have it: {', '.join(held)}")
     rounds = sorted(set(rows["round"].to_list()), key=round_key)
     if round_name not in (BEST, "latest"):
         try:
@@ -103,6 +184,10 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         except ValueError as exc:
             raise PlanError(str(exc)) from None
         if round_name not in rounds:
+            there = (presence.filter((pl.col("benchmark_canonical") == canonical) & (pl.col("round") == round_name))
+                     if presence is not None and accelerator is None else None)
+            if there is not None and there.height:
+                raise PlanError(f"{_unscored(label, there, round_name)}; rounds with one: {', '.join(rounds)}")
             raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {round_name}; "
                             f"rounds that have it: {', '.join(rounds)}")
         chosen_round = round_name
@@ -126,10 +211,12 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
     why = None
     if round_name == BEST:
         counts = chosen["accelerators"].n_unique()
-        why = f"the round that measured it best: {counts} accelerator count{'s' if counts != 1 else ''}"
+        why = (f"the round that measured it best{' of ' + ', '.join(rounds) if among else ''}: {counts} accelerator "
+               f"count{'s' if counts != 1 else ''}")
         if chosen_round != rounds[-1]:
             why += f"; the newest with it is {rounds[-1]} (--round {rounds[-1]})"
-    return Selection(chosen_round, folder, benchmark_name(folder, chosen_round).workload, str(group), chosen, others, why)
+    name = benchmark_name(folder, chosen_round)
+    return Selection(chosen_round, folder, name.workload, str(group), chosen, others, why, canonical, name.label)
 
 
 BEST = "best"  # the default round: the one that measured the group best

@@ -75,6 +75,17 @@ class CountEvidence:
     fastest_run_min: float | None  # the best system's fastest and slowest valid runs
     slowest_run_min: float | None
     efficiency: float  # the best system's, against the group's reference
+    efficiency_note: str | None = None  # why that efficiency is above 1 (the efficiency table's efficiency_note)
+
+    @property
+    def above_one_because(self) -> str | None:
+        """The reason an efficiency above 1 has, without the reference it is against: `2.19x the reference's ...`."""
+        return above_one_because(self.efficiency_note)
+
+
+def above_one_because(note: str | None) -> str | None:
+    """efficiency_note without its `super-linear against S (N accelerators): ` head: what a sentence quotes."""
+    return None if note is None else note.split("): ", 1)[-1]
 
 
 def measured_evidence(rows: pl.DataFrame) -> dict[int, CountEvidence]:
@@ -85,7 +96,7 @@ def measured_evidence(rows: pl.DataFrame) -> dict[int, CountEvidence]:
         found[int(count)] = CountEvidence(
             int(count), float(best["time_to_train_min"]), f"{best['submitter']}/{best['system']}", at.height,
             float(at["time_to_train_min"].max()), best.get("time_to_train_min_low"), best.get("time_to_train_min_high"),  # type: ignore[arg-type]
-            float(best["efficiency"]),
+            float(best["efficiency"]), best.get("efficiency_note"),
         )
     return found
 
@@ -163,11 +174,17 @@ class Recommendation:
 
 
 def minutes_text(value: float) -> str:
+    # under a minute, the seconds too: a deadline typed as 10s reads as it was typed
+    if value < 1:
+        return f"{value:,.2f} min ({value * 60:,.0f} s)"
     return f"{value:,.2f} min" if value < 10 else (f"{value:,.1f} min" if value < 600 else f"{value / 60:,.1f} h")
 
 
 def _interval_text(low: float | None, high: float | None) -> str:
-    return "" if low is None or high is None else f" [{minutes_text(low).removesuffix(' min')}, {minutes_text(high).removesuffix(' min')}]"
+    def bare(value: float) -> str:  # the interval's ends in the unit of the time before them
+        return f"{value:,.2f}" if value < 10 else (f"{value:,.1f}" if value < 600 else f"{value / 60:,.1f} h")
+
+    return "" if low is None or high is None else f" [{bare(low)}, {bare(high)}]"
 
 
 @dataclass(frozen=True)
@@ -352,7 +369,8 @@ def _efficiency_text(s: Step, p: Planner) -> str:
     reference = f"against the best at {p.reference_accelerators:,} ({minutes_text(p.reference_time_min)})"
     if s.basis == PREDICTED and s.efficiency_low is not None and s.efficiency_high is not None:
         return f"efficiency {s.efficiency:.2f} [{s.efficiency_low:.2f}, {s.efficiency_high:.2f}] {reference}"
-    return f"efficiency {s.efficiency:.2f} {reference}"
+    why = s.evidence.above_one_because if s.evidence is not None else None
+    return f"efficiency {s.efficiency:.2f} {reference}" + (f", above 1: {why}" if why else "")
 
 
 SLOW_RUNS_NAMED = 2  # the sentence names this many systems whose slowest run missed the deadline; the files name all

@@ -29,7 +29,7 @@ from mlperf_scaling.runtime.run_context import round_task_run_name
 from mlperf_scaling.tasks.metrics.claims import claims_table, workload_ranking
 from mlperf_scaling.tasks.metrics.clusters import cluster_table
 from mlperf_scaling.tasks.metrics.context import result_context
-from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+from mlperf_scaling.tasks.metrics.efficiency import by_workload, efficiency_table
 from mlperf_scaling.tasks.metrics.explain import explain_workload, explanation_table, workload_results
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
@@ -68,6 +68,7 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
                                                     round=round_name)
     if scores.height == 0:
         raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
+    scores, energy = by_workload(scores), by_workload(energy)  # one benchmark per workload and round
     efficiency, exclusions = efficiency_table(scores)
     clusters = cluster_table(efficiency)
     backtest = backtest_table(efficiency)

@@ -13,7 +13,7 @@ from mlperf_scaling.contracts.enums import RulesCoverage
 from mlperf_scaling.runtime.run_context import artifact_key
 from mlperf_scaling.tasks.load.outcome import RoundOutcome
 from mlperf_scaling.tasks.load.versions import RoundChange
-from mlperf_scaling.tasks.publish.labels import NOTE, PLOT_KINDS  # the report's order
+from mlperf_scaling.tasks.publish.labels import NOTE, PLOT_KINDS, workload_label  # the report's order
 from mlperf_scaling.tasks.score.rules import rules_for_round
 
 _MEDIA_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
@@ -50,7 +50,8 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
     # lists, not tables: a table of system names and sentences is wider than the UI's pane (about 830 px) and scrolls
     if scaled is not None and scaled.height:
         lines += ["## How many accelerators?", ""]
-        lines += [f"- **{r['benchmark']}** on {r['accelerator_group']}: {r['sentence']}" for r in scaled.iter_rows(named=True)]
+        lines += [f"- **{workload_label(r['benchmark'], round_name)}** on {r['accelerator_group']}: {r['sentence']}"
+                  for r in scaled.iter_rows(named=True)]
         lines += ["", "## Per benchmark", ""]
     for row in summary.iter_rows(named=True):
         best = (
@@ -59,7 +60,7 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
             if row["best_scale_out_system"] else ""
         )
         lines.append(
-            f"- **{row['benchmark']}**, {row['n_systems']} systems. The paper's reference: {row['paper_reference_system']} "
+            f"- **{workload_label(row['benchmark'], round_name)}**, {row['n_systems']} systems. The paper's reference: {row['paper_reference_system']} "
             f"({row['paper_reference_accelerators']}, {_fmt(row['paper_reference_time_min'])} min). Fastest: {row['fastest_system']} "
             f"({row['fastest_accelerators']}, {_fmt(row['fastest_time_min'], 3)} min).{best}"
         )
@@ -82,11 +83,11 @@ def _plots_section(round_name: str, plots: dict[str, dict[str, list[Path]]], emb
     for benchmark, kinds in plots.items():
         links = [f"[{kind}]({image.resolve().as_uri()})" for kind in PLOT_KINDS if (image := _image(kinds.get(kind, []))) is not None]
         if links:
-            rows.append(f"| {benchmark} | {' · '.join(links)} |")
+            rows.append(f"| {workload_label(benchmark, round_name)} | {' · '.join(links)} |")
     if not rows:
         return []
     return ["", "## Plots", "", "Files on the machine that ran the job (MLPERF_ARTIFACT_IMAGES=embed shows the scaling and time "
-            "plots here as images).", "", "| benchmark | plots |", "|---|---|", *rows]
+            "plots here as images).", "", "| workload | plots |", "|---|---|", *rows]
 
 
 def publish_artifacts(
@@ -106,9 +107,10 @@ def publish_artifacts(
                              description=f"MLPerf Training {round_name}: reference, fastest and most efficient systems per benchmark")
     keys.append(key)
     key = artifact_key("efficiency", round_name)
-    columns = ["benchmark", "submitter", "system", "accelerator_group", "accelerators", "time_to_train_min",
+    columns = ["submitter", "system", "accelerator_group", "accelerators", "time_to_train_min",
                "efficiency", "throughput_part", "convergence_part", "paper_e_prime", "is_reference", "is_pareto"]
-    rows = efficiency.select(columns).with_columns(pl.col(pl.Float64).round(4)).to_dicts()
+    rows = [{"workload": workload_label(row["benchmark"], round_name), **{c: row[c] for c in columns}}
+            for row in efficiency.with_columns(pl.col(pl.Float64).round(4)).iter_rows(named=True)]
     create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
     keys.append(key)
     if report is not None:
@@ -124,7 +126,7 @@ def publish_artifacts(
             if image is None:
                 continue
             key = artifact_key("plot", round_name, benchmark, kind)
-            create_image_artifact(image_url=data_uri(image), key=key, description=f"{round_name} {benchmark}: {kind}")
+            create_image_artifact(image_url=data_uri(image), key=key, description=f"{round_name} {workload_label(benchmark, round_name)}: {kind}")
             keys.append(key)
     return keys
 

@@ -56,8 +56,7 @@ def _records(frame: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def workload(canonical: str) -> str:
-    name = canonical_benchmark(canonical)
-    return f"{name.model} ({canonical})" if name.listed and name.model.lower().replace("-", "_") != canonical else name.model
+    return canonical_benchmark(canonical).label
 
 
 def fit_curves(fitted_points: pl.DataFrame) -> pl.DataFrame:
@@ -106,7 +105,8 @@ _HOVER = "{" + ", ".join([
     "'fastest - slowest run': isValid(datum.time_to_train_min_low) ? format(datum.time_to_train_min_low, ',.2f') + ' - ' + "
     "format(datum.time_to_train_min_high, ',.2f') + ' min' : datum.time_to_train_min_low",
     f"'accelerator-hours': {_shown('accelerator_hours', ',.1f')}",
-    f"'efficiency': {_shown('efficiency', '.3f')}",
+    f"'efficiency (against the best of the group at its fewest accelerators)': {_shown('efficiency', '.3f')}",
+    "'efficiency above 1 because': datum.efficiency_note",
     f"'throughput part': {_shown('throughput_part', '.3f')}",
     f"'convergence part': {_shown('convergence_part', '.3f')}",
     f"'energy to train': {_shown('energy_kwh', ',.1f', 'kWh')}",
@@ -115,7 +115,8 @@ _HOVER = "{" + ", ".join([
     "'division': datum.division",
     "'status': datum.status",
     "'RCP check': datum.rcp_status",
-    "'result ID (summarizer)': datum.result_id",
+    "'result ID (as MLCommons published it)': datum.result_id",
+    "'summarizer spreadsheet row (not the result ID)': datum.summarizer_row_id",
     "'files': isValid(datum.files_url) ? 'click the point to open them' : datum.__absent",
     "'not compared because': datum.left_out_because",
     "'scale-up fabric': datum.interconnect_kind",
@@ -124,7 +125,7 @@ _HOVER = "{" + ", ".join([
     "'cooling': datum.cooling",
     "'precision (linear)': datum.precision_linear",
     "'parallelism': datum.parallelism",
-    f"'MFU': {_shown('mfu', '.2f')}",
+    f"'MFU (model FLOP/s over the datasheet peak)': {_shown('mfu', '.2f')}",
     f"'peak power': {_shown('peak_kw', ',.1f', 'kW')}",
     f"'energy per sample': {_shown('j_per_sample', ',.3~g', 'J')}",
 ]) + "}"

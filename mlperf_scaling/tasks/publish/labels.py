@@ -15,9 +15,9 @@ MIN_ENERGY_POINTS = 2  # fewer, and the energy plot is a sentence on the page in
 ALL_ROUNDS, ALL_GROUPS = "all rounds", "all groups"  # the explorer's pickers, unpicked
 
 def workload_label(benchmark: str, round_name: str) -> str:
-    """The workload by its model's name: `RetinaNet`, with the folder where it differs: `RetinaNet (ssd)`."""
-    model = benchmark_name(benchmark, round_name).model
-    return model if model.lower().replace("-", "_") == benchmark else f"{model} ({benchmark})"
+    """The workload of a round's benchmark folder as every page names it: its model, with the canonical name where the
+    model's name does not spell it (`RetinaNet` for v4.1's folder ssd, `BERT-large (bert)`); never the folder."""
+    return benchmark_name(benchmark, round_name).label
 
 
 LEGEND_LINE = 40  # characters of a legend's line: longer names go on to the next line, whole

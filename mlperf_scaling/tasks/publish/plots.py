@@ -519,7 +519,7 @@ def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[st
     ax.set_ylabel("best time to train, minutes (log scale)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="best", title="accelerator group x count", title_fontsize=8)
-    ax.set_title(f"{canonical_benchmark(workload).model}: best time to train at the same scale, round by round", fontsize=11)
+    ax.set_title(f"{canonical_benchmark(workload).label}: best time to train at the same scale, round by round", fontsize=11)
     fit_layout(fig)
     fig.text(0.01, 0.01, f"Official scores; results carried over unchanged from an earlier round are counted once. {NOTE}",
              fontsize=7, color="#555555")
@@ -551,7 +551,7 @@ def plot_why(workload: str, context: pl.DataFrame, folder: Path, formats: tuple[
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="scale-up fabric", title_fontsize=8)
     rounds = sorted_rounds(frame["round"].unique().to_list())
     span = rounds[0] if len(rounds) == 1 else f"{rounds[0]} to {rounds[-1]}"
-    ax.set_title(f"MLPerf Training {span} · {canonical_benchmark(workload).model}: accelerator-minutes by scale-up fabric\n"
+    ax.set_title(f"MLPerf Training {span} · {canonical_benchmark(workload).label}: accelerator-minutes by scale-up fabric\n"
                  f"{frame.height:,} results", fontsize=11)
     fit_layout(fig)
     fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training results; fabric from the systems JSON.", fontsize=7.5, color="#555555")
@@ -579,7 +579,7 @@ def plot_power(workload: str, context: pl.DataFrame, folder: Path, formats: tupl
     plain_log_axis(axes[1].yaxis)
     axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     rounds = sorted_rounds(frame["round"].unique().to_list())
-    fig.suptitle(f"MLPerf Training {', '.join(rounds)} · {canonical_benchmark(workload).model}: power and energy against accelerators\n"
+    fig.suptitle(f"MLPerf Training {', '.join(rounds)} · {canonical_benchmark(workload).label}: power and energy against accelerators\n"
                  f"{frame.height:,} results with power logs", fontsize=11)
     fit_layout(fig)
     fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training power logs.", fontsize=7.5, color="#555555")

@@ -31,8 +31,7 @@ _PLOT_CAPTIONS = {
 }
 _FIT_COLUMNS = [
     ("accelerator_group", "accelerator group"), ("model", "model"), ("n_points", "systems"), ("n_distinct_accelerators", "distinct N"),
-    ("p", "p"), ("p_stderr", "± p"), ("n_star", "N* (USL peak)"), ("r2_log", "R² (log T)"),
-    ("knee_50", "E < 0.5 from N"), ("knee_50_low", "5%"), ("knee_50_high", "95%"), ("note", "note"),
+    ("p", "p"), ("p_stderr", "± p"), ("n_star", "N* (USL peak)"), ("r2_log", "R² (log T)"), ("note", "note"),
 ]
 _TABLE_COLUMNS = [
     ("submitter", "submitter"), ("system", "system"), ("accelerator_group", "accelerator group"),
@@ -45,12 +44,13 @@ _TABLE_COLUMNS = [
 _RECOMMENDATION_COLUMNS = [
     ("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("measured", "measured N"),
     ("accelerators", "recommended N"), ("evidence", "time (min), as measured"), ("efficiency_text", "efficiency"),
+    ("hours_text", "acc.-hours"), ("energy_kwh", "energy (kWh)"),
     ("knee_text", "E < threshold from N [90 %]"), ("next", "the next step"),
     ("backtest", "backtest: median error; interval held"), ("warning", "warning"),
 ]
 _SINGLE_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("accelerators", "N"),
                    ("measured_time_min", "best time (min)"), ("n_systems", "systems")]
-_EXCLUSION_COLUMNS = [("benchmark", "benchmark"), ("submitter", "submitter"), ("system", "system"), ("reason", "reason")]
+_EXCLUSION_COLUMNS = [("workload_label", "workload"), ("submitter", "submitter"), ("system", "system"), ("reason", "reason")]
 _GAIN_COLUMNS = [
     ("accelerator_group", "accelerator group"), ("round", "round"), ("previous_round", "against the fit of"),
     ("n_systems", "systems"), ("median_ratio", "measured / predicted, median"), ("best_ratio", "best"), ("range", "N"),
@@ -154,6 +154,10 @@ def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list
         else:
             row["evidence"] = f"{_interval(r['time_min'], r['time_min_low'], r['time_min_high'], 2)} predicted"
         row["efficiency_text"] = _interval(r["efficiency"], r["efficiency_low"], r["efficiency_high"], 2)
+        row["efficiency_text_note"] = r.get("efficiency_note")
+        low, high = (None if t is None else r["accelerators"] * t / 60 for t in (r["time_min_low"], r["time_min_high"]))
+        row["hours_text"] = _interval(r["accelerator_hours"], low, high, 1)
+        row["energy_kwh"] = None if r.get("energy_kj") is None else r["energy_kj"] / 3600
         row["knee_text"] = (_interval(r["knee"], r["knee_low"], r["knee_high"], 0) if r["knee"] is not None
                             else ("not within 16x the largest count" if r["model"] is not None else "fewer than 3 counts"))
         if r["next_accelerators"] is None:
@@ -195,12 +199,33 @@ def _energy_fact(group: pl.DataFrame) -> list[str]:
             f"{r['energy_kj'] / 3600:,.1f} kWh in {r['time_to_train_min']:,.2f} min{power}"]
 
 
+def with_efficiency_notes(recommendations: pl.DataFrame, efficiency: pl.DataFrame) -> pl.DataFrame:
+    """The recommendations with why the efficiency each quotes is above 1, where it is: the efficiency_note of the best
+    system at the recommended count."""
+    if "efficiency_note" in recommendations.columns or recommendations.height == 0:
+        return recommendations
+    notes = efficiency.select("round", "benchmark", "accelerator_group", "accelerators",
+                              pl.format("{}/{}", "submitter", "system").alias("best_system"), "efficiency_note", "energy_kj")
+    return recommendations.join(notes, on=["round", "benchmark", "accelerator_group", "accelerators", "best_system"], how="left")
+
+
+def _without_knee(note: str | None) -> str | None:
+    kept = [part for part in (note or "").split("; ") if part and "knee" not in part and "interval" not in part]
+    return "; ".join(kept) or None
+
+
 def _facts(row: dict[str, Any], group: pl.DataFrame) -> list[str]:
     k, silhouette = group["k"][0], group["silhouette"][0]
     cluster_note = f"k = {k}, silhouette {silhouette:.2f}" if silhouette is not None else "too few systems to cluster"
+    note = None
+    if row["best_scale_out_system"] is not None and "efficiency_note" in group.columns:
+        scaled = group.filter((pl.format("{}/{}", "submitter", "system") == row["best_scale_out_system"])
+                              & (pl.col("accelerators") == row["best_scale_out_accelerators"]))
+        note = scaled["efficiency_note"][0] if scaled.height else None
     best = (
         f"{row['best_scale_out_system']}, {row['best_scale_out_accelerators']:,} {row['best_scale_out_group']} "
         f"(against {row['best_scale_out_reference_accelerators']:,}), efficiency {row['best_scale_out_efficiency']:.2f}"
+        + (f", above 1: {note.split('): ', 1)[-1]}" if note else "")
         if row["best_scale_out_system"] else "none (no group measured at more than one count)"
     )
     return [
@@ -234,14 +259,17 @@ def render_index(
         group = joined.filter(pl.col("benchmark") == benchmark).sort("accelerators", "time_to_train_min")
         fitted = refused = None
         if fits is not None:
-            fitted = fits.filter((pl.col("benchmark") == benchmark) & (pl.col("status") == "fitted"))
+            fitted = fits.filter((pl.col("benchmark") == benchmark) & (pl.col("status") == "fitted")).with_columns(
+                # the knee is the answer table's (the planner's): what a fit says of its own knee's interval is not shown
+                pl.col("note").map_elements(_without_knee, return_dtype=pl.String))
             refused = fits.filter((pl.col("benchmark") == benchmark) & (pl.col("status") == "refused") & (pl.col("model") == "amdahl"))
         name = benchmark_name(benchmark, round_name)
         sections.append({
             "benchmark": benchmark,
             "canonical": group["benchmark_canonical"][0] if group.height else name.canonical_name,
-            "title": name.model,
+            "title": name.label,
             "task": name.task,
+            "folder_note": name.note if benchmark != name.canonical_name else "",
             "n_systems": row["n_systems"],
             "facts": _facts(row, group),
             "figures": _figures(benchmark, plots),
@@ -250,15 +278,29 @@ def render_index(
             "fastest": group.sort("time_to_train_min").head(10).to_dicts(),
             "systems": group.to_dicts(),
         })
-    answers, single = recommendation_rows(recommendations if recommendations is not None else pl.DataFrame(
+    answers, single = recommendation_rows(with_efficiency_notes(recommendations, efficiency) if recommendations is not None else pl.DataFrame(
         schema={"benchmark": pl.String, "n_distinct_accelerators": pl.Int64, "n_systems": pl.Int64}))
+    excluded = [{**r, "workload_label": workload_label(r["benchmark"], round_name)} for r in exclusions.to_dicts()]
     threshold = recommendations["threshold"][0] if recommendations is not None and recommendations.height else 0.5
     return _templates().get_template("round.html.j2").render(
         round=round_name, note=NOTE, source=source, sections=sections, columns=_TABLE_COLUMNS, fit_columns=_FIT_COLUMNS,
-        exclusions=exclusions.to_dicts(), exclusion_columns=_EXCLUSION_COLUMNS, answers=answers, single=single,
+        exclusions=excluded, exclusion_columns=_EXCLUSION_COLUMNS, unscored=unscored_workloads(round_name, summary, exclusions), answers=answers, single=single,
         answer_columns=_RECOMMENDATION_COLUMNS, single_columns=_SINGLE_COLUMNS, threshold=threshold,
         coverage=coverage_sentence(backtest, "In this round's backtest"),
     )
+
+
+def unscored_workloads(round_name: str, summary: pl.DataFrame, exclusions: pl.DataFrame) -> list[str]:
+    """The round's workloads none of whose scores could be analysed, each with how many there are and the commonest
+    reason: a workload held but unscored says so, rather than missing from the page."""
+    analysed = set(summary["benchmark"].to_list()) if summary.height else set()
+    said = []
+    left = exclusions.filter(~pl.col("benchmark").is_in(list(analysed)))
+    for (benchmark,), rows in sorted(left.group_by(["benchmark"]), key=lambda item: str(item[0][0])):
+        reason = rows["reason"].mode().sort()[0]
+        said.append(f"{workload_label(str(benchmark), round_name)}: {rows.height:,} score row{'s' if rows.height != 1 else ''}, "
+                    f"none analysed ({reason})")
+    return said
 
 
 def _gain_rows(gains: pl.DataFrame) -> list[dict]:
@@ -277,7 +319,7 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
     for workload in sorted(trends["benchmark_canonical"].unique().to_list()):
         figure = figure_files(plots[workload]) if workload in plots else None
         workload_gains = gains.filter(pl.col("benchmark_canonical") == workload) if gains is not None else None
-        sections.append({"workload": workload, "title": canonical_benchmark(workload).model, "task": canonical_benchmark(workload).task, "figure": figure,
+        sections.append({"workload": workload, "title": canonical_benchmark(workload).label, "task": canonical_benchmark(workload).task, "figure": figure,
                          "rows": trends.filter(pl.col("benchmark_canonical") == workload).to_dicts(),
                          "gains": _gain_rows(workload_gains) if workload_gains is not None and workload_gains.height else []})
     return _templates().get_template("trends.html.j2").render(
@@ -289,8 +331,19 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
 _ROUND_COLUMNS = [("round", "round"), ("report", "report"), ("ruleset", "rules"), ("n_systems", "systems"), ("n_runs", "runs"),
                   ("n_valid_runs", "valid runs"), ("n_scores", "score rows"), ("n_scored", "with a time"),
                   ("n_rejections", "rejected"), ("csv", "tables")]
-_LATEST_COLUMNS = [("workload_label", "workload"), ("accelerator_group", "accelerator group"), ("round", "round measured best"),
-                   ("sentence", "recommendation"), ("knee_text", "E < threshold from N [90 %]")]
+def answer_rows(answers: list[dict]) -> list[dict]:
+    """The front page's compact answer: per workload (named once, over its groups' rows) and group, the count, its time,
+    measured or predicted, the efficiency and its round; the whole sentence behind a click or a hover."""
+    rows = []
+    for i, row in enumerate(answers):
+        first = i == 0 or answers[i - 1]["workload_label"] != row["workload_label"]
+        span = next((j for j in range(i + 1, len(answers)) if answers[j]["workload_label"] != row["workload_label"]), len(answers)) - i
+        time = (f"{row['time_min']:,.2f}" if row["basis"] == "measured"
+                else _interval(row["time_min"], row["time_min_low"], row["time_min_high"], 2))
+        rows.append({**row, "workload_span": span if first else 0, "time_text": time,
+                     "energy_text": "" if row["energy_kwh"] is None else f"{row['energy_kwh']:,.1f}",
+                     "anchor": f"{row['benchmark_canonical']}-{row['accelerator_group']}"})
+    return rows
 
 
 def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set[str], backtest: pl.DataFrame | None = None) -> str:
@@ -304,22 +357,37 @@ def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set
                            "csv": "recommendations.csv" if has_page else "", "csv_href": f"{r['round']}/recommendations.csv" if has_page else None})
     answers, _ = recommendation_rows(latest)
     for row in answers:
-        row["round_href"] = f"{row['round']}/index.html#{row['benchmark']}" if row["round"] in published else None
+        row["round_href"] = f"{row['round']}/index.html#{row['benchmark_canonical']}" if row["round"] in published else None
     answers.sort(key=lambda row: (row["workload_label"].lower(), row["accelerator_group"]))
     return _templates().get_template("index.html.j2").render(
-        rounds=round_rows, round_columns=_ROUND_COLUMNS, latest=answers, latest_columns=_LATEST_COLUMNS, note=NOTE,
+        rounds=round_rows, round_columns=_ROUND_COLUMNS, latest=answer_rows(answers), note=NOTE,
         coverage=coverage_sentence(backtest, "Over every round's backtest"),
     )
 
 
-_LOCAL_LINK = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:|#|//)([^"#?]+)')
+_LOCAL_LINK = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:|//)([^"?#]*)(?:\?[^"#]*)?(?:#([^"]*))?"')
+_ANCHOR = re.compile(r'\sid="([^"]+)"')
+
+
+@functools.lru_cache(maxsize=256)
+def _anchors(page: Path, modified: float) -> frozenset[str]:
+    return frozenset(_ANCHOR.findall(page.read_text(encoding="utf-8")))
 
 
 def missing_links(page: Path) -> list[str]:
-    """The files a page links to (relative links, images and pages alike) that are not there: a report must never
-    point at a figure a worker wrote somewhere else, or never wrote."""
+    """The files and anchors a page links to (relative links, images and pages alike) that are not there: a report must
+    never point at a figure a worker wrote somewhere else, or never wrote, nor at a section a page does not have. A
+    fragment that holds a view's state (`explore.html#workload=bert`) is the explorer's to read, not an anchor."""
     text = page.read_text(encoding="utf-8")
-    return sorted({link for link in _LOCAL_LINK.findall(text) if not (page.parent / link).exists()})
+    missing = set()
+    for path, fragment in _LOCAL_LINK.findall(text):
+        target = page if not path else page.parent / path
+        if path and not target.exists():
+            missing.add(path)
+        elif fragment and "=" not in fragment and target.suffix == ".html" and target.is_file() \
+                and fragment not in _anchors(target.resolve(), target.stat().st_mtime):
+            missing.add(f"{path}#{fragment}")
+    return sorted(missing)
 
 
 def write_index(folder: Path, page: str) -> Path:

@@ -134,7 +134,8 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
     why = Path(reports) / "why"
     write_tables(why, {"explanations": trends.explanations, "paper_claims": trends.claims, "workload_ranking": trends.ranking})
     results = trends.context.filter(pl.col("accelerators") > 0)
-    write_why_pages(why, trends.explanations, trends.claims, trends.ranking, results, draw_why_plots(results, (why / "plots").resolve(), formats))
+    write_why_pages(why, trends.explanations, trends.claims, trends.ranking, results, draw_why_plots(results, (why / "plots").resolve(), formats),
+                    frozenset(trends.round_trends["benchmark_canonical"].unique().to_list()))
     return write_index(folder, render_trends(trends.round_trends, trends.carried_over, plots, trends.software_gains))
 
 
@@ -152,10 +153,11 @@ def publish_site_index(warehouse: str, reports: str) -> Path:
 
 @task(name="check-reports", cache_policy=NO_CACHE)
 def check_reports(reports: str, rounds: list[str]) -> dict[str, list[str]]:
-    """Per round (and "" for the pages across rounds), the files its pages link to that are not there."""
+    """Per round (and "" for every page across rounds: the front page, trends, why, the explorer), the files and
+    anchors its pages link to that are not there."""
     folder = Path(reports)
     pages = {round_name: [folder / round_name / "index.html", folder / round_name / "explore.html"] for round_name in rounds}
-    pages[""] = [folder / "index.html", folder / "trends" / "index.html", folder / "explore.html"]
+    pages[""] = [folder / "index.html", folder / "trends" / "index.html", folder / "explore.html", *sorted((folder / "why").glob("*.html"))]
     found = {}
     for round_name, round_pages in pages.items():
         missing = [f"{page.relative_to(folder)}: {link}" for page in round_pages if page.is_file() for link in missing_links(page)]

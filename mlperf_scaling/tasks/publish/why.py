@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from mlperf_scaling.reference.lookup import canonical_benchmark
+from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
 from mlperf_scaling.rounds import round_key
 from mlperf_scaling.tasks.metrics.claims import PROJECT
 from mlperf_scaling.tasks.metrics.context import generations_at_matched_n
@@ -33,11 +33,42 @@ _CLAIM_COLUMNS = [("claim_id", "#"), ("paper", "paper"), ("claim", "claim"), ("l
                   ("evidence", "evidence")]
 _FINDING_COLUMNS = [("claim_id", "#"), ("claim", "finding"), ("location", "origin"), ("quantity", "tested on"), ("verdict", "verdict"),
                     ("evidence", "evidence")]
-_RANK_COLUMNS = [("rank", "rank"), ("benchmark", "benchmark"), ("parallel_fraction", "Amdahl p (median)"),
+_RANK_COLUMNS = [("rank", "rank"), ("workload_label", "workload"), ("parallel_fraction", "Amdahl p (median)"),
                  ("knee_accelerators", "E = threshold at N (median)"), ("groups", "accelerator groups")]
 
 
-def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None, power_figure: dict | None) -> str:
+def r2_notes(n_only: float | None, full: float | None, who: str = "") -> dict[str, str]:
+    """What a workload's two cross-validated R² mean where they read oddly: below 0, or the covariates making it worse."""
+    notes = {}
+    head = f"{who}: " if who else ""
+    if n_only is not None and n_only < 0:
+        notes["cv_r2_n_only_note"] = (f"{head}R² {n_only:.2f}, below 0: from accelerator count and round alone, predictions for an "
+                                      "unseen submitter are worse than the mean of every result")
+    if full is not None and n_only is not None and full < n_only:
+        notes["cv_r2_full_note"] = (f"{head}R² {full:.2f}{', below 0' if full < 0 else ''} with the covariates: worse than the round "
+                                    "and count alone; the covariates fit who submitted rather than why it scales")
+    elif full is not None and full < 0:
+        notes["cv_r2_full_note"] = f"{head}R² {full:.2f}, below 0: worse than the mean of every result"
+    return notes
+
+
+def fit_text(n_only: float, full: float, folds: int) -> str:
+    """The page's sentence on how well the model predicts a submitter it has not seen, in words a negative R² needs."""
+    alone = (f"From accelerator count and round alone, a model explains {n_only * 100:.0f} % of the variance of log "
+             f"accelerator-minutes for a submitter it has not seen ({folds} folds grouped by submitter)" if n_only >= 0 else
+             f"From accelerator count and round alone, a model predicts log accelerator-minutes for a submitter it has not seen "
+             f"worse than their mean does (cross-validated R² {n_only:.2f}, below 0; {folds} folds grouped by submitter)")
+    if full >= n_only:
+        covariates = f"with the covariates below, it explains {full * 100:.0f} %" if full >= 0 else f"with the covariates below, R² {full:.2f}"
+    elif full >= 0:
+        covariates = f"with the covariates below, {full * 100:.0f} %: worse than the round and count alone"
+    else:
+        covariates = f"with the covariates below, R² {full:.2f}, below 0: worse than the round and count alone"
+    return f"{alone}; {covariates}."
+
+
+def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None, power_figure: dict | None,
+                   across_rounds: bool = False) -> str:
     model = explanations.filter(pl.col("workload") == workload)
     summary = model.row(0, named=True) if model.height else None
     mfu = (context.filter(pl.col("mfu").is_not_null()).group_by("round", "accelerator_family")
@@ -53,16 +84,19 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
                         (pl.col("energy_j_dc") / pl.col("energy_j")).alias("dc_over_ac_energy"))
     by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *[str(v) for v in row.values()]))  # noqa: E731
     name = canonical_benchmark(workload)
-    return render_page("why_workload.html.j2", workload=workload, title=name.model, task=name.task, summary=summary,
+    said = fit_text(summary["cv_r2_n_only"], summary["cv_r2_full"], summary["folds"]) if summary else ""
+    return render_page("why_workload.html.j2", workload=workload, title=name.label, task=name.task, summary=summary, fit_text=said,
                        explanations=model.sort("cv_r2_share", descending=True).to_dicts(), explanation_columns=_EXPLANATION_COLUMNS,
                        figure=figure, power_figure=power_figure, mfu=by_round(mfu), mfu_columns=_MFU_COLUMNS,
                        generations=by_round(generations), generation_columns=_GENERATION_COLUMNS,
-                       power=power.to_dicts(), power_columns=_POWER_COLUMNS, ac_dc=by_round(ac_dc), ac_dc_columns=_AC_DC_COLUMNS, note=NOTE)
+                       power=power.to_dicts(), power_columns=_POWER_COLUMNS, ac_dc=by_round(ac_dc), ac_dc_columns=_AC_DC_COLUMNS, note=NOTE,
+                       across_rounds=across_rounds)
 
 
 def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFrame, ranking: pl.DataFrame, context: pl.DataFrame,
-                    plots: dict[str, dict[str, list[Path]]]) -> Path:
-    """reports/why/index.html and a page per workload (`plots`: each workload's figure files by kind); returns the index."""
+                    plots: dict[str, dict[str, list[Path]]], across_rounds: frozenset[str] = frozenset()) -> Path:
+    """reports/why/index.html and a page per workload (`plots`: each workload's figure files by kind; `across_rounds`:
+    the workloads the trends page has a section for, which a page links); returns the index."""
     folder.mkdir(parents=True, exist_ok=True)
     workloads = []
     for workload in sorted(context["benchmark_canonical"].unique().to_list()):
@@ -71,17 +105,20 @@ def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFra
             continue
         figures = {kind: figure_files(paths) for kind, paths in plots.get(workload, {}).items()}
         page = folder / f"{workload}.html"
-        page.write_text(_workload_page(workload, explanations, results, figures.get("why"), figures.get("power")), encoding="utf-8")
+        page.write_text(_workload_page(workload, explanations, results, figures.get("why"), figures.get("power"),
+                                        workload in across_rounds), encoding="utf-8")
         model = explanations.filter(pl.col("workload") == workload)
-        workloads.append({"workload": canonical_benchmark(workload).model, "workload_href": page.name, "n_results": results.height,
+        workloads.append({"workload": canonical_benchmark(workload).label, "workload_href": page.name, "n_results": results.height,
                           "cv_r2_n_only": model["cv_r2_n_only"][0] if model.height else None,
-                          "cv_r2_full": model["cv_r2_full"][0] if model.height else None})
+                          "cv_r2_full": model["cv_r2_full"][0] if model.height else None,
+                          **(r2_notes(model["cv_r2_n_only"][0], model["cv_r2_full"][0], canonical_benchmark(workload).label)
+                             if model.height else {})})
     ranks = sorted(ranking.to_dicts(), key=lambda row: (-round_key(row["round"])[0], -round_key(row["round"])[1], row["rank"]))
     rounds: list[dict] = []
     for row in ranks:
         if not rounds or rounds[-1]["round"] != row["round"]:
             rounds.append({"round": row["round"], "rows": []})
-        rounds[-1]["rows"].append(row)
+        rounds[-1]["rows"].append({**row, "workload_label": benchmark_name(row["benchmark"], row["round"]).label})
     return write_index(folder, render_page("why.html.j2", workloads=workloads, claims=claims.filter(pl.col("paper") != PROJECT).to_dicts(), claim_columns=_CLAIM_COLUMNS,
                                      findings=claims.filter(pl.col("paper") == PROJECT).to_dicts(), finding_columns=_FINDING_COLUMNS,
                                            rounds=rounds, rank_columns=_RANK_COLUMNS, note=NOTE))

@@ -21,6 +21,7 @@ from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
+from mlperf_scaling.reference.lookup import published_result_id
 from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
 from mlperf_scaling.tasks.parse.run_config import RunConfiguration, run_configuration
 from mlperf_scaling.tasks.parse.systems_json import SystemRecord
@@ -133,7 +134,7 @@ def _energy(c: RoundFacts, rules: RoundRules, group_runs: dict, scaling_by_group
 
 
 def _result_ids(round_name: str, rules: RoundRules, systems: dict[GroupKey, SystemRecord], score_rows: list[dict]) -> dict:
-    """Each scored system's ID, numbered as the summarizer's spreadsheet numbers its rows (tasks/score/result_ids.py)."""
+    """Each scored system's row in the summarizer's spreadsheet, numbered as it numbers them (tasks/score/result_ids.py)."""
     columns = summary_benchmarks(rules.ruleset, (row["benchmark"] for row in score_rows))
     times: dict[GroupKey, dict[str, float | None]] = defaultdict(dict)
     for row in score_rows:
@@ -303,9 +304,11 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
             }
         )
 
-    ids = _result_ids(c.round, rules, system_by_key, score_rows)
+    rows_of_the_sheet = _result_ids(c.round, rules, system_by_key, score_rows)
     for row in score_rows:
-        row["result_id"] = ids.get((row["submitter"], row["system"]))
+        # the ID MLCommons published for the system where one was found that names it; the summarizer's row beside it
+        row["result_id"] = published_result_id(c.round, row["submitter"], row["system"])
+        row["summarizer_row_id"] = rows_of_the_sheet.get((row["submitter"], row["system"]))
 
     return RoundData(
         round=c.round,

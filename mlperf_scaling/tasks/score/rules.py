@@ -51,7 +51,9 @@ def rules_version() -> str:
 def rules_identity() -> str:
     """What judged a round: the package and the recorded changes since each round's publication. A loaded round judged
     by another identity is read again: `mlperf-logging 4.1.68, rule changes 1a2b3c4d5e`."""
-    return f"{RULES_DISTRIBUTION} {rules_version()}, rule changes {reference_digest('rule_changes.tsv', 'rules_as_published.yaml')}"
+    # the published result IDs the scores carry are in the digest too: a row added there reaches a loaded round
+    return (f"{RULES_DISTRIBUTION} {rules_version()}, rule changes "
+            f"{reference_digest('rule_changes.tsv', 'rules_as_published.yaml', 'published_result_ids.tsv')}")
 
 
 @functools.cache

@@ -1,6 +1,7 @@
 -- Per score, where its files are: the system's folder for the benchmark in the results repository, at the commit the
 -- loaded copy was taken from (the git source's, or MANIFEST.tsv's for a mirror archive), beside the official figures
--- a citation needs: the result ID as the official summarizer numbers it (docs/data.md says how far published IDs agree).
+-- a citation needs: the result ID MLCommons published where one was found that names the system, and the system's row
+-- in the official summarizer's spreadsheet (docs/data.md, "Citing a result").
 create or replace view score_files as
 with latest_ingestion as (
     select round, source, source_kind, source_commit
@@ -9,7 +10,7 @@ with latest_ingestion as (
     qualify row_number() over (partition by round order by finished_at desc) = 1
 )
 select
-    s.round, s.result_id, s.submitter, s.system, s.benchmark, s.benchmark_canonical, s.division, s.availability, s.system_name,
+    s.round, s.result_id, s.summarizer_row_id, s.submitter, s.system, s.benchmark, s.benchmark_canonical, s.division, s.availability, s.system_name,
     s.accelerators, s.time_to_train_min, s.status, s.rcp_status, s.scaling_factor, i.source_commit,
     case when i.source_commit is not null then
         (case when i.source_kind = 'git_url' and i.source like 'https://github.com/%'
@@ -21,4 +22,4 @@ from scores s
 left join latest_ingestion i using (round)
 order by s.round, s.benchmark, s.submitter, s.system;
 
-comment on view score_files is 'Per score, its result ID and the link to its files (the system''s benchmark folder in the results repository at the loaded commit), with the official time, status and RCP status.';
+comment on view score_files is 'Per score, its published result ID (where found), its summarizer row and the link to its files (the system''s benchmark folder in the results repository at the loaded commit), with the official time, status and RCP status.';

@@ -1,0 +1,174 @@
+"""What the command line accepts as an option's value, and how it says no: one line on stderr and exit 2.
+
+argparse prints its usage block and a sentence for every mistake; here the usage is kept for `--help` and a missing
+command, and every other mistake (a value that is not a number, a count below one, a choice it does not offer, an
+option the command does not have) is one line that names the option and what it takes. Each value is checked by its
+type here, while the arguments are parsed, so no command starts work on a value it cannot use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from typing import NoReturn
+
+PROGRAM = "mlperf-scaling"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose mistakes are one line (`mlperf-scaling: --accelerators: not a whole number: '1e9'`),
+    raised as SystemExit(line) for the caller to print; exit 2."""
+
+    _argv: list[str] | None = None
+
+    def parse_known_args(self, args=None, namespace=None):
+        # the words given, so that an option the command does not have can be said with the command's name
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix(PROGRAM).strip()
+        if not command and "required: command" in message:  # no command at all: the usage says which there are
+            self.print_usage(sys.stderr)
+            raise SystemExit(f"{PROGRAM}: name a command (`{PROGRAM} --help` lists them)")
+        if not command and self._argv:  # an option no command has is found by the top parser: name the command given
+            command = next((word for word in self._argv if word in _commands(self)), "")
+        raise SystemExit(f"{PROGRAM}: {_said(message, command)}")
+
+
+def _commands(parser: argparse.ArgumentParser) -> set[str]:
+    return {name for action in parser._actions if isinstance(action, argparse._SubParsersAction) for name in action.choices}  # noqa: SLF001
+
+
+_ARGUMENT = re.compile(r"^argument (?P<option>[^:]+): (?P<said>.*)$", re.DOTALL)
+_CHOICE = re.compile(r"invalid choice: (?P<value>'[^']*') \(choose from (?P<choices>.*)\)$", re.DOTALL)
+
+
+def _said(message: str, command: str) -> str:
+    """argparse's sentence, shortened to what the user needs: the option, what it got, what it takes."""
+    message = " ".join(message.split())
+    found = _ARGUMENT.match(message)
+    if found is None:
+        if message.startswith("unrecognized arguments:"):
+            words = message.removeprefix("unrecognized arguments:").strip()
+            of = f" of {command}" if command else ""
+            return f"{words}: not an option{of} (`{PROGRAM}{' ' + command if command else ''} --help` lists them)"
+        if message.startswith("the following arguments are required:"):
+            return f"{command + ' ' if command else ''}needs {message.removeprefix('the following arguments are required:').strip()}"
+        return message
+    option = found["option"].split("/")[-1] if found["option"].startswith("-") else found["option"]
+    said = found["said"]
+    if option == "command" and (choice := _CHOICE.search(said)):
+        return f"no command {choice['value']} (one of {choice['choices'].replace(chr(39), '')})"
+    if (choice := _CHOICE.search(said)) is not None:
+        return f"{option}: {choice['value']} is not one of {choice['choices'].replace(chr(39), '')}"
+    if said.startswith("not allowed with argument"):
+        return f"{option}: not with {said.removeprefix('not allowed with argument').strip()}: give one or the other"
+    if said.startswith("expected"):
+        return f"{option}: {said.replace('argument', 'value')} (a value that starts with '-' is written {option}=VALUE)"
+    return f"{option}: {said}"
+
+
+# --- the values ---------------------------------------------------------------------------------------------------
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r} (e.g. 2.5, 70e9)") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """A finite number above zero: parameters, tokens, a sequence length, a batch."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
+    return value
+
+
+def price(text: str) -> float:
+    """A price: a finite number, zero or more."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"cannot be negative: {text!r}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """An efficiency threshold: strictly between 0 and 1."""
+    value = _number(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {text!r}")
+    return value
+
+
+def count(text: str) -> int:
+    """A count of accelerators: a whole number, one or more (thousands may be separated: 16,384)."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not re.fullmatch(r"\+?\d+", cleaned):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (e.g. 256)")
+    value = int(cleaned)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def row_limit(text: str) -> int:
+    """Rows to print: a whole number, 0 for all."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not re.fullmatch(r"\+?\d+", cleaned):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (e.g. 50; 0: all)")
+    return int(cleaned)
+
+
+def round_name(text: str) -> str:
+    """A round as people type it (4.1, v4.1), as the warehouse names it (v4.1)."""
+    from mlperf_scaling.rounds import normal_round
+
+    try:
+        return normal_round(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+PLAN_ROUNDS = ("best", "latest")
+
+
+def plan_round(text: str) -> str:
+    """A round, or `best` / `latest`."""
+    return text.strip().lower() if text.strip().lower() in PLAN_ROUNDS else round_name(text)
+
+
+def deadline(text: str) -> float:
+    """A deadline as minutes: 30m, 90 (minutes), 1.5h, 2h30m, 45s."""
+    from mlperf_scaling.tasks.metrics.plan import parse_minutes
+
+    if text.strip().startswith("-"):
+        raise argparse.ArgumentTypeError(f"a deadline must be longer than zero: {text!r}")
+    try:
+        return parse_minutes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def cron(text: str) -> str:
+    """A cron schedule as Prefect reads it (five fields: minute hour day month weekday)."""
+    from prefect.client.schemas.schedules import CronSchedule
+    from pydantic import ValidationError
+
+    try:
+        CronSchedule(cron=text)
+    except ValidationError:
+        raise argparse.ArgumentTypeError(f"not a cron schedule: {text!r} (five fields, e.g. '0 6 * * *': daily at 06:00)") from None
+    return text
+
+
+def one_round(text: str) -> list[str]:
+    """`run --round v4.1`: the rounds to run, as `--rounds` gives them."""
+    return [round_name(text)]
