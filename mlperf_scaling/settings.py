@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     def _mirror_exists(cls, value: Path | None) -> Path | None:
         # a mirror that is not there must not quietly turn into downloads from GitHub
         if value is not None and not value.is_dir():
-            raise ValueError(f"no such folder: {value}")
+            raise ValueError(f"no such folder: {str(value)!r}")
         return value
 
     @field_validator("rounds", mode="before")
