@@ -15,7 +15,7 @@ from dataclasses import asdict
 import polars as pl
 from rich.console import Console
 
-from mlperf_scaling.tasks.metrics.calibration import LEVEL, coverage
+from mlperf_scaling.tasks.metrics.calibration import LEVEL, coverage, load_calibration
 from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, select
 from mlperf_scaling.tasks.metrics.predict import MODELS
 from mlperf_scaling.tasks.metrics.recommend import MEASURED, NoCandidate, Step, above_one_because, minutes_text
@@ -51,7 +51,7 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
         efficiency, backtest, presence = read_queries(args.warehouse, "all_efficiency", "all_backtest", "workload_presence")
         selection = select(efficiency, args.benchmark, args.accelerator, args.round_name, among=args.round_names, presence=presence)
         plan = make_plan(selection, args.threshold, deadline, args.max_accelerators, args.accelerators, args.global_batch,
-                         coverage(backtest))
+                         coverage(backtest), load_calibration().with_backtest(backtest))
     except (WarehouseMissing, PlanError, NoCandidate) as exc:
         return _fail(str(exc))
     if args.output_format == "table":

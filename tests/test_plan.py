@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from mlperf_scaling.cli import main
+from mlperf_scaling.tasks.metrics.calibration import load_calibration
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.plan import PlanError, make_plan, parse_minutes, select
-from mlperf_scaling.tasks.metrics.predict import AMDAHL, TWO_PART, backtest_group, backtest_summary
+from mlperf_scaling.tasks.metrics.predict import AMDAHL, TWO_PART, backtest_group, backtest_summary, backtest_table
 from mlperf_scaling.tasks.metrics.recommend import (
     MEASURED,
     PREDICTED,
@@ -255,14 +256,15 @@ def test_v41_llama2_on_h100_sxm_quotes_what_was_measured(v41_efficiency):
     selection = select(v41_efficiency, "llama2_70b_lora", "h100 sxm", "4.1")
     assert (selection.round, selection.accelerator_group, selection.rows.height) == ("v4.1", "H100-SXM", 20)
     assert selection.other_groups == ["B200-SXM", "H200-SXM"]
-    plan = make_plan(selection)
+    # the intervals at the level v4.1's other groups set, as the warehouse's and `plan`'s
+    plan = make_plan(selection, calibration=load_calibration().with_backtest(backtest_table(v41_efficiency)))
     r = plan.recommendation
     assert (r.basis, r.accelerators, r.reference_accelerators, r.best_system) == (MEASURED, 128, 4, "Oracle/128xBM.GPU.H100.8")
     # the measurement, not a fit: 3.07 min (its runs 2.90-3.52), efficiency 0.60 against the best at 4 (58.42 min)
     assert round(r.time_min, 3) == 3.066 and r.time_min_low is None and round(r.efficiency, 2) == 0.60
     assert round(r.reference_time_min, 2) == 58.42 and r.reference_system == "Fujitsu/GX2560M7_H100_SXM_80GBx4"
     assert r.sentence.startswith("128 H100-SXM: measured 3.07 min, 1 system (Oracle/128xBM.GPU.H100.8; its runs 2.90-3.52 min); "
-                                 "efficiency 0.60 against the best at 4 (58.4 min); doubling to 256 (not measured: predicted 2.37 min [2.03, 3.02])")
+                                 "efficiency 0.60 against the best at 4 (58.4 min); doubling to 256 (not measured: predicted 2.37 min [2.07, 2.93])")
     assert (r.next_basis, r.model, r.backtest_counts, r.warning) == (PREDICTED, AMDAHL, 8, None)
     assert 128 <= r.knee_low < r.knee < r.knee_high < 512 and round(r.knee) == 174
     assert [s.accelerators for s in plan.steps] == [4, 8, 16, 32, 64, 128, 512, 1024, 2048, 4096]
@@ -316,7 +318,7 @@ def test_plan_command(v41_warehouse, tmp_path, capsys):
     assert "Llama 2 70B LoRA, LLM fine-tuning, on H100-SXM, MLPerf Training v4.1" in out
     assert "128 H100-SXM: measured 3.07 min, 1 system (Oracle/128xBM.GPU.H100.8" in out
     assert "512xBM.GPU.H100.8" in out and "0.64" in out and "0.35" in out  # throughput and convergence parts
-    assert "Efficiency falls below 0.5 from about 174 [128, 222] H100-SXM (measured: 0.60 at 128, 0.22 at 512)." in out
+    assert "Efficiency falls below 0.5 from about 174 [128, 215] H100-SXM (measured: 0.60 at 128, 0.22 at 512)." in out
     # the answer says what a run at the recommended count takes, with the cost asked for (lines joined as wrapped)
     flat = " ".join(out.split())
     assert "A run at 128 takes 6.5 accelerator-hours, 16.35 USD at 2.5 USD per accelerator-hour, energy not measured at this count." in flat
@@ -344,8 +346,8 @@ def test_plan_command(v41_warehouse, tmp_path, capsys):
 
     assert main(["plan", "llama2_70b_lora", "--accelerator", "H100-SXM", "--accelerators", "2048", "--warehouse", str(warehouse)]) == 0
     out = capsys.readouterr().out
-    assert "At 2,048 H100-SXM (not measured): predicted 0.93 min [0.77, 1.20] (90 % interval, amdahl model" in out
-    assert "The two-part model: 0.76 min [0.63, 1.00] at a global batch of 128." in out
+    assert "At 2,048 H100-SXM (not measured): predicted 0.93 min [0.77, 1.16] (90 % interval, amdahl model" in out
+    assert "The two-part model: 0.76 min [0.63, 1.03] at a global batch of 128." in out
 
     for argv, message in [
         (["plan", "resnet"], "no ResNet-50 (resnet) in the warehouse; it holds: bert, dlrm_dcnv2, gpt3, llama2_70b_lora, retinanet (also ssd)"),

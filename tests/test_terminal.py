@@ -77,12 +77,14 @@ def test_a_column_with_nothing_in_it_goes_first_and_silently():
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_plan_keeps_every_number(v41_warehouse, at_width, width):
+    from mlperf_scaling.tasks.metrics.calibration import load_calibration
     from mlperf_scaling.tasks.metrics.plan import make_plan, select
     from mlperf_scaling.warehouse.read import read_queries
 
     out = at_width(["plan", "llama2_70b_lora", "--accelerator", "H100-SXM", "--round", "v4.1", "--warehouse", str(v41_warehouse)], width)
-    (efficiency,) = read_queries(v41_warehouse, "all_efficiency")
-    plan = make_plan(select(efficiency, "llama2_70b_lora", "H100-SXM", "v4.1"))
+    efficiency, backtest = read_queries(v41_warehouse, "all_efficiency", "all_backtest")
+    # the intervals as `plan` states them: at the level the round's other groups set
+    plan = make_plan(select(efficiency, "llama2_70b_lora", "H100-SXM", "v4.1"), calibration=load_calibration().with_backtest(backtest))
     rows = plan.selection.rows
     assert rows.height == 20 and "…" not in out
     left_out = _left_out(out)

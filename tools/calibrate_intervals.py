@@ -1,13 +1,15 @@
 """Learn the planner's interval calibration from a warehouse's rounds and write it to
-mlperf_scaling/reference/interval_calibration.tsv (tasks/metrics/calibration.py says what it holds and why).
+mlperf_scaling/reference/interval_calibration.tsv and interval_round_prior.tsv (tasks/metrics/calibration.py says what
+they hold and why).
 
-    python tools/calibrate_intervals.py data/mlperf.duckdb            # write the file, print the coverage it gives
-    python tools/calibrate_intervals.py data/mlperf.duckdb --check    # exit 1 when the file differs from what it learns
+    python tools/calibrate_intervals.py data/mlperf.duckdb            # write the files, print the coverage they give
+    python tools/calibrate_intervals.py data/mlperf.duckdb --check    # exit 1 when a file differs from what it learns
 
 The warehouse's `scores` are analysed again with the code as it is (scores do not depend on the calibration), every
 group with four counts or more is backtested without any interval, and per model and stratum the conformal bounds are
-learnt over every round and over every round but one. The coverage printed is out-of-sample: each round's cases against
-the bounds learnt without that round.
+learnt over every round and over every round but one, with the rounds' stretches against them (the prior of a round's
+level). The coverage printed is out-of-sample, as for a round never seen: each round's cases against the bounds and
+prior learnt without that round, at the level its other groups set (nested leave-one-round-out).
 """
 
 from __future__ import annotations
@@ -16,23 +18,29 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
-from mlperf_scaling.tasks.metrics.calibration import CALIBRATION_COLUMNS, Calibration, calibration_rows
+from mlperf_scaling.tasks.metrics.calibration import CALIBRATION_COLUMNS, PRIOR_COLUMNS, Calibration, calibration_rows, prior_rows
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
-from mlperf_scaling.tasks.metrics.predict import backtest_table
+from mlperf_scaling.tasks.metrics.predict import backtest_table, with_intervals
 from mlperf_scaling.warehouse.read import read_stored_scores
 
-TARGET = Path(__file__).resolve().parents[1] / "mlperf_scaling" / "reference" / "interval_calibration.tsv"
+REFERENCE = Path(__file__).resolve().parents[1] / "mlperf_scaling" / "reference"
+TARGET = REFERENCE / "interval_calibration.tsv"
+PRIOR_TARGET = REFERENCE / "interval_round_prior.tsv"
 HEADER = ("# The planner's interval calibration (tasks/metrics/calibration.py), learnt from the backtests of the rounds listed\n"
           "# as held_out_round by tools/calibrate_intervals.py; an empty held_out_round: learnt from all of them.\n")
+PRIOR_HEADER = ("# How far the rounds' backtest cases needed the bounds of interval_calibration.tsv stretched (tasks/metrics/calibration.py):\n"
+                "# the quantiles a round's level starts from, learnt by tools/calibrate_intervals.py without held_out_round (empty: from all).\n")
 
 
-def learn(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(the raw backtest, the calibration rows) of a set of scores."""
+def learn(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(the raw backtest, the bounds, the prior) of a set of scores."""
     efficiency, _ = efficiency_table(scores)
     raw = backtest_table(efficiency, Calibration({}))
-    return raw, calibration_rows(raw)
+    bounds = calibration_rows(raw)
+    return raw, bounds, prior_rows(raw, bounds)
 
 
 def render(rows: pl.DataFrame) -> str:
@@ -42,31 +50,54 @@ def render(rows: pl.DataFrame) -> str:
     return HEADER + "\n".join(lines) + "\n"
 
 
-def out_of_sample_coverage(raw: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
-    calibration = Calibration({(r["model"], r["stratum"], r["held_out_round"]): (r["z_low"], r["z_high"], r["cases"]) for r in rows.iter_rows(named=True)})
-    covered = []
-    for r in raw.iter_rows(named=True):
-        bounds = calibration.bounds(r["model"], r["beyond_ratio"], r["round"])
-        if bounds is not None:
-            covered.append({"model": r["model"], "within": r["beyond_ratio"] <= 1,
-                            "covered": r["predicted_min"] * bounds[0] <= r["measured_min"] <= r["predicted_min"] * bounds[1]})
-    return pl.DataFrame(covered).group_by("model", "within").agg(pl.len().alias("cases"), pl.col("covered").mean().alias("coverage")).sort("model", "within")
+def render_prior(rows: pl.DataFrame) -> str:
+    lines = ["\t".join(PRIOR_COLUMNS)]
+    for r in rows.iter_rows(named=True):
+        lines.append("\t".join([r["model"], r["held_out_round"], str(r["cases"]), " ".join(f"{v:.4f}" for v in r["stretches"])]))
+    return PRIOR_HEADER + "\n".join(lines) + "\n"
+
+
+def calibration_of(bounds: pl.DataFrame, prior: pl.DataFrame) -> Calibration:
+    """The Calibration the two tables make, as load_calibration reads them back from the files."""
+    return Calibration({(r["model"], r["stratum"], r["held_out_round"]): (float(f"{r['z_low']:.6f}"), float(f"{r['z_high']:.6f}"), r["cases"])
+                        for r in bounds.iter_rows(named=True)},
+                       {(r["model"], r["held_out_round"]): tuple(float(f"{v:.4f}") for v in r["stretches"]) for r in prior.iter_rows(named=True)})
+
+
+def out_of_sample(raw: pl.DataFrame, calibration: Calibration) -> pl.DataFrame:
+    """Each case with the interval a round never seen would get: the bounds and prior without its round, at the level of
+    its round's other groups."""
+    return with_intervals(raw, calibration.with_backtest(raw))
+
+
+def summary(cases: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """Cases, the share whose interval held, and the 90th percentile of |error| (%), per `by`."""
+    return cases.group_by(by).agg(pl.len().alias("cases"), pl.col("covered").mean().round(3).alias("coverage"),
+                                  pl.col("error_pct").abs().quantile(0.9, "linear").round(1).alias("p90_abs_error_pct")).sort(by)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("warehouse")
-    parser.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
+    parser.add_argument("--check", action="store_true", help="compare with the files instead of writing them")
     args = parser.parse_args(argv)
-    raw, rows = learn(read_stored_scores(args.warehouse))
-    text = render(rows)
-    print(out_of_sample_coverage(raw, rows))
+    raw, bounds, prior = learn(read_stored_scores(args.warehouse))
+    cases = out_of_sample(raw, calibration_of(bounds, prior))
+    with pl.Config(tbl_rows=60):
+        print(summary(cases, ["model"]))
+        print(summary(cases, ["model", "stratum"]))
+        per_round = summary(cases, ["model", "round"])
+        print(per_round)
+    spread = float(np.mean(np.abs(per_round["coverage"].to_numpy() - 0.9)))
+    print(f"mean distance of a round's coverage from 90 %: {100 * spread:.1f} points")
+    texts = {TARGET: render(bounds), PRIOR_TARGET: render_prior(prior)}
     if args.check:
-        same = TARGET.read_text(encoding="utf-8") == text
-        print("calibration is current" if same else f"calibration differs from {TARGET}: run without --check")
-        return 0 if same else 1
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET} ({rows.height} rows)")
+        stale = [path for path, text in texts.items() if path.read_text(encoding="utf-8") != text]
+        print("calibration is current" if not stale else f"calibration differs from {', '.join(map(str, stale))}: run without --check")
+        return 1 if stale else 0
+    for path, text in texts.items():
+        path.write_text(text, encoding="utf-8")
+    print(f"wrote {TARGET} ({bounds.height} rows) and {PRIOR_TARGET} ({prior.height} rows)")
     return 0
 
 

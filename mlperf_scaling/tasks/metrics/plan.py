@@ -15,6 +15,7 @@ import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark, folder_rounds, workload_names, workloads_named
 from mlperf_scaling.rounds import normal_round, round_key
+from mlperf_scaling.tasks.metrics.calibration import Calibration
 from mlperf_scaling.tasks.metrics.fits import apart_series
 from mlperf_scaling.tasks.metrics.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
 from mlperf_scaling.tasks.metrics.recommend import PREDICTED, Planner, Recommendation, Step, planner, recommend
@@ -258,12 +259,14 @@ class Plan:
 
 def make_plan(selection: Selection, threshold: float = 0.5, deadline_min: float | None = None,
               max_accelerators: int | None = None, accelerators: int | None = None, global_batch: float | None = None,
-              coverage: dict[str, tuple[int, int]] | None = None) -> Plan:
+              coverage: dict[str, tuple[int, int]] | None = None, calibration: Calibration | None = None) -> Plan:
     """The recommendation for the selected group, its measured and predicted counts, its backtest and, with
-    `accelerators`, the answer at that count; `coverage`: the warehouse's backtest coverage per model, to print."""
+    `accelerators`, the answer at that count; `coverage`: the warehouse's backtest coverage per model, to print;
+    `calibration`: the intervals' (load_calibration().with_backtest of the warehouse's backtest, which sets their level)."""
     ruleset = ruleset_name(selection.round)
-    tested = pl.DataFrame(backtest_group(selection.rows, ruleset, selection.benchmark, selection.round)) if selection.rows.height else pl.DataFrame()
-    p = planner(selection.rows, selection.accelerator_group, ruleset, selection.benchmark, selection.round, tested)
+    tested = (pl.DataFrame(backtest_group(selection.rows, ruleset, selection.benchmark, selection.round, calibration))
+              if selection.rows.height else pl.DataFrame())
+    p = planner(selection.rows, selection.accelerator_group, ruleset, selection.benchmark, selection.round, tested, calibration)
     recommendation = recommend(p, threshold, deadline_min, max_accelerators)
     counts = list(p.counts)
     if p.model is not None:
@@ -282,7 +285,8 @@ def predict_at(selection: Selection, p: Planner, accelerators: int, global_batch
     two-part model's where the count was not measured. With `global_batch`, the two-part model's prediction for that
     batch alone (the only model that knows batches). PlanError when nothing can be said."""
     kept, _ = apart_series(selection.rows)
-    two_part = group_model(kept, TWO_PART, ruleset_name(selection.round), selection.benchmark, selection.round)
+    two_part = group_model(kept, TWO_PART, ruleset_name(selection.round), selection.benchmark, selection.round,
+                           None if p.model is None else p.model.calibration)
     if global_batch is not None and two_part is None:
         raise PlanError(f"--global-batch needs the samples and batch sizes of the group's logs (and 3 counts or more), which "
                         f"{selection.round} {selection.benchmark} on {selection.accelerator_group} does not have")

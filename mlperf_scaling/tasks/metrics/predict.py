@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from mlperf_scaling.tasks.metrics.calibration import Calibration, load_calibration
+from mlperf_scaling.tasks.metrics.calibration import Calibration, Group, load_calibration, stratum
 from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, amdahl_fit, apart_series
 
 MIN_BACKTEST_COUNTS = 4  # distinct counts a group needs before a count can be left out and still leave a model
@@ -178,6 +178,7 @@ class GroupModel:
     calibration: Calibration | None = None
     two_part: TwoPartModel | None = None
     beyond_weight: float = BEYOND_LOGLOG_WEIGHT
+    group: Group | None = None  # (benchmark, accelerator group): the round's other groups set its interval's level
 
     def point(self, n: float) -> float:
         """The predicted best time at N (the measured best at a measured count)."""
@@ -206,7 +207,7 @@ class GroupModel:
             if batch is not None:
                 point *= self.two_part.convergence.at(batch)[0] / self.two_part.convergence.at(self.two_part.batch(n))[0]
         ratio = beyond_ratio(n, self.counts)
-        bounds = (self.calibration or load_calibration()).bounds(self.model, ratio, self.round)
+        bounds = (self.calibration or load_calibration()).bounds(self.model, ratio, stratum(n, self.counts), self.round, self.group)
         low, high = (None, None) if bounds is None else (point * bounds[0], point * bounds[1])
         return Prediction(int(n), self.model, point, low, high, ratio, used_batch)
 
@@ -226,6 +227,13 @@ class GroupModel:
                                           "time_min_high": pl.Float64, "measured": pl.Boolean, "beyond_ratio": pl.Float64})
 
 
+def group_of(rows: pl.DataFrame) -> Group | None:
+    """(benchmark, accelerator group) of efficiency rows of one group; None for a bare frame of counts and times."""
+    if rows.height and "benchmark" in rows.columns and "accelerator_group" in rows.columns:
+        return str(rows["benchmark"][0]), str(rows["accelerator_group"][0])
+    return None
+
+
 def group_model(rows: pl.DataFrame, model: str = AMDAHL, ruleset: str | None = None, benchmark: str | None = None,
                 round_name: str | None = None, calibration: Calibration | None = None) -> GroupModel | None:
     """The model of one group's systems (efficiency rows, series apart already left out), or None where it cannot be
@@ -233,18 +241,19 @@ def group_model(rows: pl.DataFrame, model: str = AMDAHL, ruleset: str | None = N
     counts, best = best_per_count(rows)
     if len(counts) < MIN_DISTINCT_COUNTS:
         return None
+    group = group_of(rows)
     if model == AMDAHL:
         a, b = (float(v[0]) for v in amdahl_fit(rows["accelerators"].to_numpy().astype(float),
                                                  rows["time_to_train_min"].to_numpy().astype(float)))
         if not (math.isfinite(a) and math.isfinite(b) and a + b > 0):
             return None
-        return GroupModel(AMDAHL, counts, best, lambda n: a + b / n if a > 0 or b > 0 else 1.0, round_name, calibration)
+        return GroupModel(AMDAHL, counts, best, lambda n: a + b / n if a > 0 or b > 0 else 1.0, round_name, calibration, group=group)
     if ruleset is None or benchmark is None:
         raise ValueError("the two-part model needs the ruleset and the benchmark (for its RCPs)")
     two_part = two_part_model(rows, ruleset, benchmark)
     if two_part is None:
         return None
-    return GroupModel(TWO_PART, counts, best, two_part.minutes, round_name, calibration, two_part)
+    return GroupModel(TWO_PART, counts, best, two_part.minutes, round_name, calibration, two_part, group=group)
 
 
 def backtest_group(rows: pl.DataFrame, ruleset: str, benchmark: str, round_name: str | None = None,
@@ -269,7 +278,7 @@ def backtest_group(rows: pl.DataFrame, ruleset: str, benchmark: str, round_name:
                 "accelerators": int(count), "model": name, "measured_min": measured, "predicted_min": p.time_min,
                 "predicted_low_min": p.time_min_low, "predicted_high_min": p.time_min_high,
                 "error_pct": 100 * (p.time_min - measured) / measured, "beyond_ratio": p.beyond_ratio,
-                "extrapolated": p.beyond_ratio > 1, "covered": covered,
+                "stratum": stratum(float(count), model.counts), "extrapolated": p.beyond_ratio > 1, "covered": covered,
             })
     return found
 
@@ -282,11 +291,28 @@ def backtest_table(efficiency: pl.DataFrame, calibration: Calibration | None = N
 
     rows = []
     known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
+    # every case predicted first: the intervals' level comes from the round's cases in the other groups
+    uncalibrated = Calibration({})
     for (round_name, benchmark, group_name), group in known.group_by(["round", "benchmark", "accelerator_group"], maintain_order=True):
-        for row in backtest_group(group, ruleset_name(str(round_name)), str(benchmark), str(round_name), calibration):
+        for row in backtest_group(group, ruleset_name(str(round_name)), str(benchmark), str(round_name), uncalibrated):
             rows.append({"round": round_name, "benchmark": benchmark, "accelerator_group": group_name, **row})
-    schema = frame_schema(PlanBacktestSchema)
-    return pl.DataFrame(rows, schema=schema).sort("round", "benchmark", "accelerator_group", "accelerators", "model")
+    raw = pl.DataFrame(rows, schema=frame_schema(PlanBacktestSchema))
+    calibrated = (load_calibration() if calibration is None else calibration).with_backtest(raw)
+    return with_intervals(raw, calibrated).sort("round", "benchmark", "accelerator_group", "accelerators", "model")
+
+
+def with_intervals(backtest: pl.DataFrame, calibration: Calibration) -> pl.DataFrame:
+    """Backtest rows with the stated interval of each prediction, and whether it held."""
+    low: list[float | None] = []
+    high: list[float | None] = []
+    for round_name, benchmark, group_name, model, ratio, stratum_name, predicted in backtest.select(
+            "round", "benchmark", "accelerator_group", "model", "beyond_ratio", "stratum", "predicted_min").iter_rows():
+        bounds = calibration.bounds(model, ratio, stratum_name, round_name, (benchmark, group_name))
+        low.append(None if bounds is None else predicted * bounds[0])
+        high.append(None if bounds is None else predicted * bounds[1])
+    return backtest.with_columns(pl.Series("predicted_low_min", low, pl.Float64), pl.Series("predicted_high_min", high, pl.Float64)).with_columns(
+        pl.when(pl.col("predicted_low_min").is_null()).then(None)
+        .otherwise(pl.col("measured_min").is_between(pl.col("predicted_low_min"), pl.col("predicted_high_min"))).alias("covered"))
 
 
 @dataclass(frozen=True)

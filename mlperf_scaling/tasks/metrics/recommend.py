@@ -34,7 +34,7 @@ from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.rounds import round_order
-from mlperf_scaling.tasks.metrics.calibration import LEVEL
+from mlperf_scaling.tasks.metrics.calibration import LEVEL, Calibration, load_calibration
 from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, SERIES_APART, apart_series
 from mlperf_scaling.tasks.metrics.predict import (
     AMDAHL,
@@ -271,12 +271,13 @@ class Planner:
 
 
 def planner(points: pl.DataFrame, accelerator_group: str, ruleset: str | None = None, benchmark: str | None = None,
-            round_name: str | None = None, backtest: pl.DataFrame | None = None) -> Planner:
-    """The planner of one group from its efficiency rows; `backtest`: its plan_backtest rows, when known."""
+            round_name: str | None = None, backtest: pl.DataFrame | None = None, calibration: Calibration | None = None) -> Planner:
+    """The planner of one group from its efficiency rows; `backtest`: its plan_backtest rows, when known; `calibration`:
+    its intervals' (load_calibration().with_backtest of the round's backtest, which sets their level)."""
     if points.height == 0:
         raise NoCandidate(f"no {accelerator_group} configuration measured")
     kept, apart = apart_series(points)
-    model = group_model(kept, AMDAHL, ruleset, benchmark, round_name)
+    model = group_model(kept, AMDAHL, ruleset, benchmark, round_name, calibration)
     summary = backtest_summary(backtest).get(AMDAHL) if backtest is not None and backtest.height else None
     first = points.sort("accelerators", "time_to_train_min").row(0, named=True)
     # efficiency rows carry their reference; a bare frame of counts and times (tests, bench) is its own
@@ -524,13 +525,14 @@ def recommendation_table(efficiency: pl.DataFrame, backtest: pl.DataFrame | None
 
     rows = []
     known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
+    calibration = None if backtest is None else load_calibration().with_backtest(backtest)
     for (round_name, benchmark, group_name), group in known.sort("accelerators").group_by(
         ["round", "benchmark", "accelerator_group"], maintain_order=True
     ):
         name = benchmark_name(str(benchmark), str(round_name))
         tested = None if backtest is None else backtest.filter(
             (pl.col("round") == round_name) & (pl.col("benchmark") == benchmark) & (pl.col("accelerator_group") == group_name))
-        p = planner(group, str(group_name), ruleset_name(str(round_name)), str(benchmark), str(round_name), tested)
+        p = planner(group, str(group_name), ruleset_name(str(round_name)), str(benchmark), str(round_name), tested, calibration)
         found = recommend(p, threshold)
         row = asdict(found)
         for deadline_field in DEADLINE_FIELDS:

@@ -26,6 +26,7 @@ from altair.utils.schemapi import debug_mode
 
 from mlperf_scaling.reference.lookup import canonical_benchmark
 from mlperf_scaling.rounds import sorted_rounds
+from mlperf_scaling.tasks.metrics.calibration import Calibration, load_calibration
 from mlperf_scaling.tasks.metrics.fits import apart_series
 from mlperf_scaling.tasks.metrics.predict import AMDAHL, group_model
 from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, NOTE
@@ -59,13 +60,14 @@ def workload(canonical: str) -> str:
     return canonical_benchmark(canonical).label
 
 
-def fit_curves(fitted_points: pl.DataFrame) -> pl.DataFrame:
+def fit_curves(fitted_points: pl.DataFrame, calibration: Calibration | None = None) -> pl.DataFrame:
     """Per (round, workload, group) with three counts or more: the planner's best time per count, measured at the
-    measured counts, predicted with its interval between them and beyond (the band)."""
+    measured counts, predicted with its interval between them and beyond (the band; `calibration`'s, which the
+    rounds' backtests set the level of)."""
     keys = ["round", "benchmark_canonical", "accelerator_group"]
     curves = []
     for key_values, group in fitted_points.group_by(keys, maintain_order=True):
-        model = group_model(apart_series(group)[0], AMDAHL, round_name=str(key_values[0]))
+        model = group_model(apart_series(group)[0], AMDAHL, round_name=str(key_values[0]), calibration=calibration)
         if model is not None:
             curves.append(model.curve(points=12).with_columns(*(pl.lit(value).alias(key) for key, value in zip(keys, key_values, strict=True))))
     columns = [*keys, "accelerators", "time_min", "time_min_low", "time_min_high"]
@@ -282,7 +284,7 @@ def write_explorers(reports: Path, points: pl.DataFrame, fitted_points: pl.DataF
     if points.height == 0:
         return []
     write_bundle(reports)
-    data = explorer_data(points, fit_curves(fitted_points))
+    data = explorer_data(points, fit_curves(fitted_points, None if backtest is None else load_calibration().with_backtest(backtest)))
     data["coverage"] = coverage_sentence(backtest, "Over every round's backtest")
     # the data once, for other tools; each page carries its own share, since a page opened from disk may not fetch it
     (reports / DATA).write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")

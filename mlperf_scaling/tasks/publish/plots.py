@@ -29,6 +29,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
 from mlperf_scaling.rounds import sorted_rounds  # noqa: E402
+from mlperf_scaling.tasks.metrics.calibration import Calibration  # noqa: E402
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label, wrapped_name  # noqa: E402, F401
 
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
@@ -386,10 +387,12 @@ def scaling_groups(group: pl.DataFrame) -> list[str]:
     return ranked["accelerator_group"].to_list()[:MAX_GROUPS]
 
 
-def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
+def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS,
+                 calibration: Calibration | None = None) -> list[Path]:
     """Per comparable group: the efficiency of every system, and the planner's best time per count as an efficiency
     (through the best measured at each count, predicted between and two doublings beyond, the band its 90 %
-    interval) with the knee (left); the same efficiency split into its throughput and convergence parts (right)."""
+    interval, `calibration`'s) with the knee (left); the same efficiency split into its throughput and convergence parts
+    (right)."""
     from mlperf_scaling.tasks.metrics.fits import apart_series
     from mlperf_scaling.tasks.metrics.predict import AMDAHL, group_model
 
@@ -402,7 +405,7 @@ def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Pat
         points = group.filter(pl.col("accelerator_group") == name).sort("accelerators")
         n_ref, t_ref = float(points["reference_accelerators"][0]), float(points["reference_time_min"][0])
         label = f"{name} ({points.height} systems)"
-        model = group_model(apart_series(points)[0], AMDAHL, round_name=str(round_name))
+        model = group_model(apart_series(points)[0], AMDAHL, round_name=str(round_name), calibration=calibration)
         if model is not None:
             curve = model.curve(points=24)
             xs = curve["accelerators"].to_numpy()
@@ -452,13 +455,15 @@ def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Pat
 
 
 def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Path, recommendations: pl.DataFrame | None = None,
-                   formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, list[Path]]:
-    """Every view of one (round, benchmark); `efficiency` holds only that benchmark's rows."""
+                   formats: tuple[str, ...] = DEFAULT_FORMATS, calibration: Calibration | None = None) -> dict[str, list[Path]]:
+    """Every view of one (round, benchmark); `efficiency` holds only that benchmark's rows; `calibration`: the
+    planner's intervals (load_calibration().with_backtest of the round's backtest, which sets their level)."""
     group = efficiency.join(clusters.select("round", "benchmark", "submitter", "system", "cluster"),
                             on=["round", "benchmark", "submitter", "system"], how="left").with_columns(pl.col("cluster").fill_null(0))
     plots = {}
     if scaling_groups(group):
-        plots["scaling"] = plot_scaling(group, recommendations if recommendations is not None else pl.DataFrame(schema=_KNEE_COLUMNS), folder, formats)
+        plots["scaling"] = plot_scaling(group, recommendations if recommendations is not None else pl.DataFrame(schema=_KNEE_COLUMNS), folder, formats,
+                                        calibration)
     plots["time"] = plot_time(group, folder, formats)
     # one measured point is a sentence on the page (see report._energy_fact), not a point on an empty plane
     if "energy_kj" in group.columns and group["energy_kj"].is_not_null().sum() >= MIN_ENERGY_POINTS:

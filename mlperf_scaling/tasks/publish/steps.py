@@ -16,6 +16,7 @@ from mlperf_scaling.rounds import sorted_rounds
 from mlperf_scaling.runtime.dispatch import map_on_cores
 from mlperf_scaling.runtime.pools import DRAW
 from mlperf_scaling.runtime.run_context import artifact_key, round_task_run_name, run_logger
+from mlperf_scaling.tasks.metrics.calibration import load_calibration
 from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
@@ -60,10 +61,12 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
     drawn = DrawnPlots(folder)
     plots: dict[str, dict[str, list[Path]]] = {}
     todo = []
+    # the intervals' level comes from the whole round's backtest: part of every benchmark's fingerprint
+    calibration = load_calibration().with_backtest(analysis.backtest)
     for benchmark in sorted(analysis.efficiency["benchmark"].unique().to_list()):
         inputs = (analysis.efficiency.filter(pl.col("benchmark") == benchmark), analysis.clusters.filter(pl.col("benchmark") == benchmark),
-                  folder, analysis.recommendations.filter(pl.col("benchmark") == benchmark), formats)
-        fingerprint = plot_fingerprint(formats, inputs[0], inputs[1], inputs[3])
+                  folder, analysis.recommendations.filter(pl.col("benchmark") == benchmark), formats, calibration)
+        fingerprint = plot_fingerprint(formats, inputs[0], inputs[1], inputs[3], analysis.backtest)
         kept = drawn.unchanged(benchmark, fingerprint)
         if kept is not None:
             plots[benchmark] = kept
