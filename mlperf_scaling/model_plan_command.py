@@ -20,7 +20,7 @@ from rich.markup import escape
 
 from mlperf_scaling.tasks.metrics.model_plan import Answer, Estimate, ModelPlan, make_model_plan, resolve_group
 from mlperf_scaling.tasks.metrics.plan import PlanError
-from mlperf_scaling.tasks.metrics.transfer import LEVEL, BacktestFigures, Request, language_model_evidence, leaned_on_text
+from mlperf_scaling.tasks.metrics.transfer import LEVEL, BacktestFigures, Request, human_count, language_model_evidence, leaned_on_text
 from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
 
@@ -147,10 +147,7 @@ def model_plan_rows(plan: ModelPlan) -> pl.DataFrame:
 
 def _count(value: float) -> str:
     """70e9 as 70B, 1e12 as 1T, 3.4e9 as 3.4B: parameters and tokens as people say them."""
-    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if value >= size:
-            return f"{value / size:.3g}{suffix}"
-    return f"{value:.3g}"
+    return human_count(value)
 
 
 _SCIENTIFIC = re.compile(r"\b\d+(?:\.\d+)?e\+\d+\b")
@@ -269,7 +266,7 @@ def _print(plan: ModelPlan, console: Console) -> None:
                   f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS {t.precision} peak, from {measured_on}: {_leaned_on(t.cells)}.",
                   markup=False)
     if plan.mfu_capped:
-        console.print(f"  The interval stops at 1: {plan.mfu_capped}.", markup=False)
+        console.print(f"  The interval stops at 1: {readable(plan.mfu_capped)}.", markup=False)
     if t.change is not None:
         console.print(f"  {t.change.source} was measured, not {t.change.target}: {t.change.text}; the interval carries its spread.", markup=False)
     if t.far:

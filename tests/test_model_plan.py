@@ -138,7 +138,7 @@ def test_seventy_billion_on_1024_h100s():
 
 
 @pytest.mark.parametrize(("request_", "far"), [
-    (Request(3e12, 3e12, 8192, "H100-SXM"), "active parameters 3e+12 is x17.2 beyond those measured"),
+    (Request(3e12, 3e12, 8192, "H100-SXM"), "active parameters 3T is x17.2 beyond those measured"),
     (Request(37e9, 671e9, 8192, "H100-SXM"), "no mixture-of-experts language model measured: planned from the other kind"),
     (Request(70e9, 70e9, 8192, "H100-SXM", accelerators=200_000), "200,000 accelerators is x17.2 beyond the counts measured (4 to 11,616)"),
     (Request(70e9, 70e9, 128, "H100-SXM"), "sequence length 128 is x16.0 beyond those measured"),
@@ -151,7 +151,7 @@ def test_far_from_the_evidence_the_answer_widens_and_says_why(request_, far):
 
 
 @pytest.mark.parametrize(("request_", "missing"), [
-    (Request(405e9, 405e9, 8192, "H100-SXM", accelerators=8), "405 billion parameters need about 6,480 GB of weights and optimiser state (16 "
+    (Request(405e9, 405e9, 8192, "H100-SXM", accelerators=8), "405B parameters need about 6,480 GB of weights and optimiser state (16 "
                                                                "bytes each); 8 H100-SXM hold"),
     (Request(70e9, 70e9, 8192, "A100-SXM", precision="fp8"), "A100's datasheet lists no fp8 peak"),
     (Request(70e9, 70e9, 8192, "XPU9"), "no datasheet for XPU9 (reference/accelerator_specs.tsv lists: A100-PCIe"),

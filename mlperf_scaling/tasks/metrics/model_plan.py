@@ -220,7 +220,7 @@ def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Req
         low, high = base.widened(bounds)
         mfu_low, mfu_high = base.mfu_with_attention * math.exp(low), base.mfu_with_attention * math.exp(high)
         if mfu_high > 1:
-            capped = (f"the interval's upper end would pass the physical peak ({mfu_high:.2f}): the evidence cannot be trusted "
+            capped = (f"the interval's upper end would pass the physical peak ({mfu_high:.3f}): the evidence cannot be trusted "
                       f"that far ({'; '.join(base.far) or 'its spread'}), so it stops at 1")
             mfu_high = 1.0
     flops = training_flops(request.active_parameters, tokens, request.seq_len)

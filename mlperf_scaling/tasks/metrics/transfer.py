@@ -66,6 +66,14 @@ _EVIDENCE_COLUMNS = ["benchmark", "round", "submitter", "system", "accelerator_f
                      "model_flops_with_attention", "mfu_with_attention", "w_per_accelerator"]
 
 
+def human_count(value: float) -> str:
+    """70e9 as 70B, 1e12 as 1T, 8192 as 8.19K: parameters, tokens and lengths as people say them."""
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if value >= size:
+            return f"{value / size:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
 def d_model(active_parameters: float) -> float:
     """The hidden size of a transformer of this many (active) parameters at the measured aspect ratio (12 L d^2 = P)."""
     return (ASPECT_RATIO * active_parameters / 12.0) ** (1.0 / 3.0)
@@ -195,7 +203,7 @@ def _fits_in_memory(request: Request, accelerators: int, memory_gb: float | None
     held = accelerators * memory_gb * USABLE_MEMORY
     if needed <= held:
         return None
-    return (f"{request.parameters / 1e9:,.3g} billion parameters need about {needed:,.0f} GB of weights and optimiser state "
+    return (f"{human_count(request.parameters)} parameters need about {needed:,.0f} GB of weights and optimiser state "
             f"({request.bytes_per_parameter:g} bytes each); {accelerators:,} {request.accelerator_group} hold {held:,.0f} GB "
             f"({USABLE_MEMORY:.0%} of {memory_gb:g} GB each): at least {math.ceil(needed / (memory_gb * USABLE_MEMORY)):,} are needed")
 
@@ -263,7 +271,8 @@ def transfer(evidence: pl.DataFrame, request: Request, changes: PrecisionChanges
                                    ("sequence length", request.seq_len, seqs.min(), seqs.max())):
         beyond = _reach(value, low, high)
         if beyond > 1:
-            far.append(f"{what} {value:,.3g} is x{beyond:.1f} beyond those measured ({low:,.3g} to {high:,.3g})")
+            span = human_count(low) if low == high else f"{human_count(low)} to {human_count(high)}"
+            far.append(f"{what} {human_count(value)} is x{beyond:.1f} beyond those measured ({span})")
         reach = max(reach, beyond)
     refused: list[str] = []
     if request.accelerators is not None:
