@@ -216,10 +216,11 @@ def smallest_that_fits(request: Request, memory_gb: float | None) -> int:
 
 
 def memory_of(request: Request, evidence: pl.DataFrame) -> float | None:
-    """The memory of one accelerator: as its systems describe it where measured, else its datasheet's."""
-    measured = median_memory_gb(evidence.filter(pl.col("accelerator_group") == request.accelerator_group))
+    """The memory of one accelerator: its datasheet's, else as its measured systems describe it."""
     spec = datasheet_of_group(request.accelerator_group)
-    return measured if measured is not None else (spec.memory_gb if spec is not None else None)
+    if spec is not None and spec.memory_gb is not None:
+        return spec.memory_gb
+    return median_memory_gb(evidence.filter(pl.col("accelerator_group") == request.accelerator_group))
 
 
 def _nearest_measured(target: str, measured: list[str]) -> str:
@@ -292,21 +293,25 @@ def transfer(evidence: pl.DataFrame, request: Request, changes: PrecisionChanges
 def _carried_to(rows: pl.DataFrame, target: str, spec: AcceleratorSpec, changes: PrecisionChanges) -> tuple[pl.DataFrame, PrecisionChange | None]:
     """Scores measured at several precisions, their utilisation carried to `target`; the change of the most common
     source precision, to say (its spread is the widest of those applied)."""
-    kept, applied = [], []
-    for (source,), part in rows.filter(pl.col("precision").is_in(list(BITS))).group_by("precision"):
-        if BITS[str(source)] == BITS[target]:
-            kept.append(part)
+    counts = rows.filter(pl.col("precision").is_in(list(BITS)))["precision"].value_counts()
+    applied: list[tuple[int, PrecisionChange]] = []
+    factors = {}
+    for source, n in zip(counts["precision"].to_list(), counts["count"].to_list(), strict=True):
+        if BITS[source] == BITS[target]:
+            factors[source] = 1.0
             continue
-        peaks = {str(source): spec.peak_tflops.get(str(source)) or spec.peak_tflops.get(target), target: spec.peak_tflops[target]}
-        change = changes.between(str(source), target, peaks)  # type: ignore[arg-type]
-        kept.append(part.with_columns(pl.col("mfu_with_attention") * change.factor))
-        applied.append((part.height, change))
+        peaks = {source: spec.peak_tflops.get(source) or spec.peak_tflops[target], target: spec.peak_tflops[target]}
+        change = changes.between(source, target, peaks)
+        factors[source] = change.factor
+        applied.append((n, change))
+    carried = rows.filter(pl.col("precision").is_in(list(factors))).with_columns(
+        pl.col("mfu_with_attention") * pl.col("precision").replace_strict(factors, return_dtype=pl.Float64))
     if not applied:
-        return pl.concat(kept), None
+        return carried, None
     _, common = max(applied, key=lambda item: item[0])
     widest = max(change.log_sd for _, change in applied)
-    return pl.concat(kept), PrecisionChange(common.source, target, common.factor, widest,
-                                            common.basis + ("; the other precisions carried likewise" if len(applied) > 1 else ""))
+    return carried, PrecisionChange(common.source, target, common.factor, widest,
+                                    common.basis + ("; the other precisions carried likewise" if len(applied) > 1 else ""))
 
 
 def _peak_or(spec: AcceleratorSpec, column: str) -> float:

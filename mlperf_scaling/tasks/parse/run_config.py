@@ -41,6 +41,9 @@ _DUMP_FP8_RECIPE = re.compile(r"\bfp8_recipe(?::\s*|=')mxfp8\b", re.I)
 _DUMP_SIXTEEN = re.compile(r"^\s*(?:\d+:)?\s*(?:unet_precision:\s*(fp16|bf16)|precision:\s*(16|bf16|bf16-mixed|16-mixed))\s*$", re.M | re.I)
 _PRINTED_NAME = re.compile(r"^:::DLPAL .* (\S+_\d+x\d+x\S*)\s*$|^Config shell script: (?:\S*/)?(config_\S+\.sh)\s*$", re.M)
 _RUN_START = '"key": "run_start"'
+# the benchmarks whose runs print a configuration that says their precision (NeMo's, Megatron's, MaxText's): the language
+# models and the diffusion models; reading every other log for it would cost the main job a third more time
+PRINTS_ITS_CONFIGURATION = ("gpt", "llama", "stable_diffusion", "flux", "deepseek", "qwen", "mixtral")
 _ON = {"true", "'e2m1'", "hybrid", "e4m3", "e5m2", "'hybrid'", "'e4m3'", "'e5m2'"}
 
 
