@@ -448,11 +448,16 @@ def calibration_pool(evidence: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([_leave_each_out(evidence, nested=False), _leave_each_out(evidence, nested=False, by=ACCELERATOR)])
 
 
-def transfer_backtest(evidence: pl.DataFrame) -> pl.DataFrame:
+def backtest_part(evidence: pl.DataFrame, by: str) -> pl.DataFrame:
+    """One way of leaving out (BENCHMARK or ACCELERATOR), nested: the two are independent, so they can run on two cores."""
+    pool = _leave_each_out(evidence, nested=False, by=ACCELERATOR) if by == ACCELERATOR else None
+    return _leave_each_out(evidence, nested=True, by=by, pool=pool)
+
+
+def transfer_backtest(evidence: pl.DataFrame, parts: list[pl.DataFrame] | None = None) -> pl.DataFrame:
     """Every language-model score predicted with its benchmark left out, and again with its accelerator left out, its 90 %
-    interval learnt without it too (nested)."""
-    pooled = _leave_each_out(evidence, nested=False, by=ACCELERATOR)
-    both = pl.concat([_leave_each_out(evidence, nested=True), _leave_each_out(evidence, nested=True, by=ACCELERATOR, pool=pooled)])
+    interval learnt without it too (nested). `parts`: the two halves as backtest_part made them, elsewhere."""
+    both = pl.concat(parts if parts is not None else [backtest_part(evidence, by) for by in (BENCHMARK, ACCELERATOR)])
     return both.with_columns(
         (100 * (pl.col("predicted_time_min") / pl.col("measured_time_min") - 1)).alias("error_pct"),
         pl.col("measured_time_min").is_between(pl.col("predicted_time_min_low"), pl.col("predicted_time_min_high")).alias("covered"),
