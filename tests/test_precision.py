@@ -107,3 +107,34 @@ def test_google_tpu_gpt3_is_scored_at_int8():
     tpu = context.filter(pl.col("submitter") == "Google", pl.col("benchmark") == "gpt3")
     assert tpu.height == 7 and set(tpu["precision"]) == {"int8"} and set(tpu["peak_precision"]) == {"int8"}
     assert tpu["mfu"].max() < 0.5
+
+
+def test_amd_v60_logs_are_scored_at_mxfp4_against_the_fp4_peak(tmp_path):
+    """Real v6.0 logs (tests/fixtures/rounds/training_results_v6.0): AMD spells the key `..._precision_linear` and
+    trained in MXFP4; the MFU is against the datasheet's FP4 peak and the 16-bit figure is named apart."""
+    from conftest import fixture_round, score_stream
+
+    from mlperf_scaling.tasks.metrics.context import result_context
+    from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
+    from mlperf_scaling.tasks.source.resolve import open_source, resolve_source
+
+    folder = fixture_round("v6.0", tmp_path)
+    with open_source(resolve_source(str(folder))) as stream:
+        data = score_stream(stream, "v6.0")
+    scores = data.scores.sort("system")
+    assert scores["system"].to_list() == ["MI350X_EPYC_9575F_primus", "MI355X_EPYC_9575F_primus"]
+    # three runs each: olympic scoring drops the fastest and the slowest, leaving the middle run
+    # (MI350X 587.343 s of 586.506/587.343/587.941; MI355X 475.076 s of 474.955/475.076/553.034)
+    assert scores["time_to_train_min"].to_list() == pytest.approx([587.343 / 60, 475.076 / 60], abs=1e-9)
+    assert set(scores["status"]) == {"scored_incomplete"}
+    efficiency, _ = efficiency_table(data.scores)
+    context = result_context(data.scores, data.systems, data.energy, efficiency).sort("system")
+    assert context["accelerator_group"].to_list() == ["MI350X-OAM", "MI355X-OAM"]
+    assert context["precision"].to_list() == ["mxfp4", "mxfp4"]
+    assert set(context["precision_source"]) == {"log"}
+    assert set(context["precision_evidence"]) == {"log key lowest_numerical_precision_linear"}
+    mfu = context["mfu"].to_list()
+    assert all(0.1 < m < 0.3 for m in mfu)
+    # the same work against the 16-bit peak: MI350X 2.3 of 9.2 PF, MI355X 2.5 of 10.1 PF (AMD's dense figures)
+    ratios = [m / a for m, a in zip(mfu, context["achieved_over_16bit_peak"].to_list())]
+    assert ratios == pytest.approx([2300 / 9200, 2500 / 10100], rel=1e-9)
