@@ -138,3 +138,25 @@ def test_amd_v60_logs_are_scored_at_mxfp4_against_the_fp4_peak(tmp_path):
     # the same work against the 16-bit peak: MI350X 2.3 of 9.2 PF, MI355X 2.5 of 10.1 PF (AMD's dense figures)
     ratios = [m / a for m, a in zip(mfu, context["achieved_over_16bit_peak"].to_list())]
     assert ratios == pytest.approx([2300 / 9200, 2500 / 10100], rel=1e-9)
+
+
+_DUMP_LINES = ["0:   fp8: true", "  fp8: hybrid", "fp8: false", "fp4: true", "  fp4: null", "fp4_recipe: mxfp4", "0: fp8_recipe: mxfp8",
+               "Config(fp4='e2m1', fp8=None, fp4_recipe='nvfp4')", "model(fp8='hybrid', fp8_recipe='mxfp8')", "precision: bf16-mixed",
+               "  unet_precision: fp16", "precision: 16", "FP8: TRUE", "Fp4_Recipe: NVFP4", "x fp8: true", "çfp8: true", "fp8:true  ",
+               ":::DLPAL /w/config_DGXH100_8x8x1.sh 12 config_DGXH100_8x8x1", "Config shell script: conf/config_MI355X_1x8x1.sh", "", "  ", "\t"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_DUMP_LINES), st.text(max_size=20)), max_size=14))
+def test_searching_only_the_lines_that_hold_the_word_finds_what_a_search_of_the_whole_head_finds(lines):
+    """The configuration dump is searched line by line where the pattern's word is (speed); the answer must be the
+    whole-text search's: the same first value, and the same matched text but for the blank lines before it."""
+    import mlperf_scaling.tasks.parse.run_config as rc
+
+    text = "\n".join(lines)
+    head = rc._Head(text)
+    for pattern, word in ((rc._DUMP_FP4, "fp4"), (rc._DUMP_FP8, "fp8"), (rc._DUMP_FP4_RECIPE, "fp4_recipe"),
+                          (rc._DUMP_FP8_RECIPE, "fp8_recipe"), (rc._DUMP_SIXTEEN, "precision")):
+        whole, by_line = pattern.search(text), head.search(pattern, word)
+        assert (whole is None) == (by_line is None), (pattern.pattern, text)
+        if whole is not None:
+            assert whole.groups() == by_line.groups() and whole.group(0).strip() == by_line.group(0).strip()
