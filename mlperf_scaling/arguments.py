@@ -108,12 +108,17 @@ def fraction(text: str) -> float:
     return value
 
 
-def count(text: str) -> int:
-    """A count of accelerators: a whole number, one or more (thousands may be separated: 16,384)."""
+def _whole_number(text: str, example: str) -> int:
+    """A whole number, zero or more, whose thousands may be separated (16,384 or 16_384)."""
     cleaned = text.strip().replace(",", "").replace("_", "")
     if not re.fullmatch(r"\+?\d+", cleaned):
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (e.g. 256)")
-    value = int(cleaned)
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (e.g. {example})")
+    return int(cleaned)
+
+
+def count(text: str) -> int:
+    """A count of accelerators: a whole number, one or more."""
+    value = _whole_number(text, "256")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return value
@@ -121,10 +126,7 @@ def count(text: str) -> int:
 
 def row_limit(text: str) -> int:
     """Rows to print: a whole number, 0 for all."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
-    if not re.fullmatch(r"\+?\d+", cleaned):
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (e.g. 50; 0: all)")
-    return int(cleaned)
+    return _whole_number(text, "50; 0: all")
 
 
 def round_name(text: str) -> str:
