@@ -173,7 +173,7 @@ def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(
     assert [(r[0], r[1]) for r in rows] == [("v5.1", "scored"), ("v6.2", "scored_unchecked")]
     assert "compliance_checker/training_6.2.0 brings the rules" in rows[1][2] and rows[1][3] == 10
     identity = rules_identity()
-    assert identity.startswith("mlperf-logging 4.1.68, rule changes ")
+    assert identity.startswith("mlperf-logging 4.1.68, reference tables ")
     assert rules == [("v5.1", "5.1.0", "checked", identity), ("v6.2", "6.2.0", "newer", identity)]
     page = (tmp_path / "reports" / "v6.2" / "index.html").read_text()
     assert "ruleset 6.2.0 is newer than the rules installed" in page

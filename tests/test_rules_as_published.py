@@ -136,5 +136,12 @@ def test_a_three_run_benchmark_with_an_rcp_scaling_factor_is_scored_as_published
     assert row["status"] == "scored"
 
 
-def test_the_rules_identity_names_the_recorded_changes():
-    assert rules_identity().startswith("mlperf-logging 4.1.68, rule changes ")
+def test_the_rules_identity_covers_every_reference_table():
+    from mlperf_scaling.reference.lookup import reference_digest, reference_tables
+
+    tables = reference_tables()
+    # what scores a round and what its analysis reads: an edit to any of them re-reads a loaded round
+    assert {"rule_changes.tsv", "rules_as_published.yaml", "published_result_ids.tsv", "accelerator_specs.tsv",
+            "precision_statements.tsv", "production_runs.tsv"} <= set(tables)
+    assert rules_identity() == f"mlperf-logging 4.1.68, reference tables {reference_digest(*tables)}"
+    assert reference_digest(*tables) != reference_digest(*(t for t in tables if t != "accelerator_specs.tsv"))

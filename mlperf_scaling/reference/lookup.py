@@ -238,6 +238,12 @@ def rules_as_published_text() -> str:
     return resources.files("mlperf_scaling.reference").joinpath("rules_as_published.yaml").read_text(encoding="utf-8")
 
 
+def reference_tables() -> tuple[str, ...]:
+    """Every table of the reference folder (.tsv, .yaml), by name."""
+    folder = resources.files("mlperf_scaling.reference")
+    return tuple(sorted(entry.name for entry in folder.iterdir() if entry.name.endswith((".tsv", ".yaml"))))
+
+
 def reference_digest(*names: str) -> str:
     """A short digest of reference files, so a change to them is seen as a change of rules."""
     digest = hashlib.sha256()

@@ -28,7 +28,16 @@ import yaml
 from mlperf_logging import benchmark_meta
 
 from mlperf_scaling.contracts.enums import RulesCoverage
-from mlperf_scaling.reference.lookup import AS_PUBLISHED, SET_ASIDE, RuleChange, benchmark_name, reference_digest, rule_changes, rules_as_published_text
+from mlperf_scaling.reference.lookup import (
+    AS_PUBLISHED,
+    SET_ASIDE,
+    RuleChange,
+    benchmark_name,
+    reference_digest,
+    reference_tables,
+    rule_changes,
+    rules_as_published_text,
+)
 from mlperf_scaling.rounds import round_key
 
 RULES_DISTRIBUTION = "mlperf-logging"
@@ -49,11 +58,11 @@ def rules_version() -> str:
 
 @functools.cache
 def rules_identity() -> str:
-    """What judged a round: the package and the recorded changes since each round's publication. A loaded round judged
-    by another identity is read again: `mlperf-logging 4.1.68, rule changes 1a2b3c4d5e`."""
-    # the published result IDs the scores carry are in the digest too: a row added there reaches a loaded round
-    return (f"{RULES_DISTRIBUTION} {rules_version()}, rule changes "
-            f"{reference_digest('rule_changes.tsv', 'rules_as_published.yaml', 'published_result_ids.tsv')}")
+    """What judged and described a round: the package, and every reference table (the recorded rule changes since each
+    round's publication, the published result IDs, the datasheets, the precision statements, the public runs...). A
+    loaded round judged by another identity is read again: `mlperf-logging 4.1.68, reference tables 1a2b3c4d5e`."""
+    # the analysis reads the tables too (MFU from the datasheets and statements): an edited row must reach a loaded round
+    return f"{RULES_DISTRIBUTION} {rules_version()}, reference tables {reference_digest(*reference_tables())}"
 
 
 @functools.cache
