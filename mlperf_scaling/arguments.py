@@ -74,9 +74,20 @@ def _said(message: str, command: str) -> str:
 # --- the values ---------------------------------------------------------------------------------------------------
 
 
+# a comma is taken only where it separates thousands (16,384): "2,50" is a decimal comma, refused rather than read as 250
+_THOUSANDS = re.compile(r"\s*[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?\s*")
+
+
+def _without_thousands(text: str, example: str) -> str:
+    """The number as Python reads it: thousands separators dropped, where they are ones (16,384 and 16_384)."""
+    if "," in text and not _THOUSANDS.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not a number: {text!r} (a comma separates thousands only; decimals take a point, e.g. {example})")
+    return text.replace(",", "").replace("_", "")
+
+
 def _number(text: str) -> float:
     try:
-        value = float(text.replace(",", "").replace("_", ""))
+        value = float(_without_thousands(text, "2.5"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r} (e.g. 2.5, 70e9)") from None
     if not math.isfinite(value):
@@ -110,7 +121,7 @@ def fraction(text: str) -> float:
 
 def _whole_number(text: str, example: str) -> int:
     """A whole number, zero or more, whose thousands may be separated (16,384 or 16_384)."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
+    cleaned = _without_thousands(text, example).strip()
     if not re.fullmatch(r"\+?\d+", cleaned):
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (e.g. {example})")
     return int(cleaned)

@@ -141,3 +141,16 @@ def test_the_usage_is_for_help_and_a_missing_command_only():
     with contextlib.redirect_stdout(out):
         assert cli.main(["plan", "--help"]) == 0
     assert out.getvalue().startswith("usage: mlperf-scaling plan")
+
+
+def test_a_decimal_comma_is_refused_not_read_as_thousands():
+    code, err, _ = _run(["plan", "resnet", "--accelerators", "200", "--price-per-accelerator-hour", "2,50"])
+    assert (code, err) == (2, "mlperf-scaling: --price-per-accelerator-hour: not a number: '2,50' (a comma separates thousands only; "
+                              "decimals take a point, e.g. 2.5)\n")
+    assert _run(["plan", "resnet", "--accelerators", "1,5"])[0] == 2
+
+
+@given(st.integers(1, 10**12), st.sampled_from(["", ".5", ".25e3"]))
+def test_thousands_separated_by_commas_are_read_as_written(whole, tail):
+    assert arguments.count(f"{whole:,}") == whole
+    assert arguments.price(f"{whole:,}{tail}") == pytest.approx(float(f"{whole}{tail}"))
