@@ -58,7 +58,7 @@ def print_model_plan(args: argparse.Namespace, console: Console) -> int:
         context, backtest, production = read_queries(args.warehouse, "all_context", "all_transfer_backtest", "all_production_backtest")
         evidence = language_model_evidence(context)
         request = Request(args.active_params or args.model_params, args.model_params, args.seq_len,
-                          resolve_group(evidence, args.accelerator), args.precision, args.accelerators)
+                          resolve_group(evidence, args.accelerator), args.precision, args.accelerators, accelerator_name=args.accelerator)
         plan = make_model_plan(evidence, backtest, request, args.tokens, deadline, args.price_per_accelerator_hour, args.max_accelerators,
                                production)
     except PlanError as exc:

@@ -30,8 +30,11 @@ def test_every_row_is_sourced_from_its_vendor():
 
 def test_the_gaps_are_filled():
     assert accelerator_spec("MI350X", "OAM", 288).peak_tflops["fp4"] == 9200
-    assert accelerator_spec("H100", "PCIe", 94).peak_tflops["bf16"] == 835.5  # H100 NVL
-    assert accelerator_spec("H200", "PCIe", 141).peak_tflops["fp8"] == 1670.5  # H200 NVL
+    # the NVL cards are matched by name, whatever memory a systems file states (v4.1 has H100 NVL systems at 80 and 94)
+    assert accelerator_spec("H100", "PCIe", 94, "H100 NVL Tensor Core GPU (PCIe)").peak_tflops["bf16"] == 835.5
+    assert accelerator_spec("H100", "PCIe", 80, "H100 NVL Tensor Core GPU (PCIe)").peak_tflops["bf16"] == 835.5
+    assert accelerator_spec("H100", "PCIe", 80, "NVIDIA H100 PCIe 80GB").peak_tflops["bf16"] == 756.5
+    assert accelerator_spec("H200", "PCIe", 141, "NVIDIA H200 NVL 141GB").peak_tflops["fp8"] == 1670.5
     assert accelerator_spec("TPU v4", "board", 32).peak_tflops == {"bf16": 275, "int8": 275}
     assert accelerator_spec("TPU v5e", "board", 16).peak_tflops["int8"] == 393
     # a V100S is not a V100: its row is matched by name

@@ -274,3 +274,24 @@ def test_a_refusal_says_its_numbers_as_people_do():
 
     assert readable("7e+10 parameters need about 1,120 GB of weights") == "70B parameters need about 1,120 GB of weights"
     assert readable("1.5e+12 tokens, 405B and v4.1") == "1.5T tokens, 405B and v4.1"
+
+
+def test_a_named_part_is_planned_on_its_own_datasheet_row():
+    """A100-SXM4-80GB is the 80 GB row, not its group's first (40 GB) one; H100 NVL is NVIDIA's NVL column."""
+    import dataclasses
+
+    from mlperf_scaling.tasks.metrics.transfer import datasheet_of, memory_of
+
+    evidence = _evidence()
+    eighty = Request(70e9, 70e9, 8192, resolve_group(evidence, "A100-SXM4-80GB"), None, 24, accelerator_name="A100-SXM4-80GB")
+    group = dataclasses.replace(eighty, accelerator_name=None)
+    assert eighty.accelerator_group == "A100-SXM" and (memory_of(eighty, evidence), memory_of(group, evidence)) == (80, 40)
+    # 70B x 16 bytes = 1,120 GB: 24 x 90 % of 80 GB holds it, 24 x 90 % of 40 GB does not
+    answer = make_model_plan(evidence, _backtest(), eighty, 2e12).chosen
+    assert answer is not None and not answer.refused and answer.pace is not None
+    refused = make_model_plan(evidence, _backtest(), group, 2e12).chosen
+    assert refused is not None and "at least 32 are needed" in refused.refused[0]
+    nvl = Request(70e9, 70e9, 8192, resolve_group(evidence, "H100 NVL"), None, 64, accelerator_name="H100 NVL")
+    assert nvl.accelerator_group == "H100-PCIe"
+    assert datasheet_of(nvl).peak_tflops["bf16"] == 835.5 and datasheet_of(nvl).memory_gb == 94
+    assert datasheet_of(dataclasses.replace(nvl, accelerator_name=None)).peak_tflops["bf16"] == 756.5

@@ -35,7 +35,7 @@ from mlperf_scaling.tasks.metrics.transfer import (
     backtest_figures,
     calibration,
     datasheet_groups,
-    datasheet_of_group,
+    datasheet_of,
     memory_of,
     smallest_that_fits,
     time_bounds,
@@ -194,7 +194,7 @@ def _ladder(smallest: int, most_measured: int) -> list[int]:
 
 
 def _production(production_cases: pl.DataFrame | None, t: Transfer, request: Request) -> ProductionEstimate | None:
-    spec = datasheet_of_group(request.accelerator_group)
+    spec = datasheet_of(request)
     if production_cases is None or production_cases.height < 10 or spec is None or t.precision is None:
         return None
     sixteen = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")

@@ -45,7 +45,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm
 
-from mlperf_scaling.reference.lookup import AcceleratorSpec, accelerator_specs, benchmark_work
+from mlperf_scaling.reference.lookup import AcceleratorSpec, accelerator_spec, accelerator_specs, benchmark_work, classify_accelerator
 from mlperf_scaling.tasks.metrics.accelerators import group_name
 from mlperf_scaling.tasks.metrics.calibration import LEVEL  # one stated interval for every answer
 from mlperf_scaling.tasks.metrics.precision_change import BITS, PrecisionChange, PrecisionChanges, learn_precision_changes
@@ -90,9 +90,22 @@ def training_flops(active_parameters: float, tokens: float, seq_len: float) -> f
 
 
 def datasheet_of_group(group: str) -> AcceleratorSpec | None:
-    """The datasheet row of a comparable group (H100-SXM, TPU v4): its first row with peaks."""
-    rows = [spec for spec in accelerator_specs() if group_name(spec.family, spec.form_factor, spec.family) == group and not spec.name_pattern]
-    return next((spec for spec in rows if spec.peak_tflops), None)
+    """The datasheet row of a comparable group (H100-SXM, TPU v4): its first row with peaks, a row kept for the parts
+    whose name says so (H100 NVL) only where the group has no other."""
+    rows = [spec for spec in accelerator_specs() if group_name(spec.family, spec.form_factor, spec.family) == group and spec.peak_tflops]
+    return next((spec for spec in rows if not spec.name_pattern), rows[0] if rows else None)
+
+
+def datasheet_of(request: Request) -> AcceleratorSpec | None:
+    """The datasheet of the part asked for: the row its published name picks where it names one (A100-SXM4-80GB is the
+    80 GB row, H100 NVL its own), else its group's."""
+    if request.accelerator_name:
+        known = classify_accelerator(request.accelerator_name)
+        if known.family is not None and group_name(known.family, known.form_factor, request.accelerator_name) == request.accelerator_group:
+            spec = accelerator_spec(known.family, known.form_factor, known.memory_gb, request.accelerator_name)
+            if spec is not None and spec.peak_tflops:
+                return spec
+    return datasheet_of_group(request.accelerator_group)
 
 
 def datasheet_groups() -> list[str]:
@@ -137,6 +150,7 @@ class Request:
     precision: str | None = None  # None: 16-bit mixed precision, the usual one of production runs
     accelerators: int | None = None
     bytes_per_parameter: float = BYTES_PER_PARAMETER  # 2 for LoRA: frozen 16-bit weights, no optimiser state
+    accelerator_name: str | None = None  # the published name asked for, where it names a part of the group (A100-SXM4-80GB)
 
     @property
     def moe(self) -> bool:
@@ -217,7 +231,7 @@ def smallest_that_fits(request: Request, memory_gb: float | None) -> int:
 
 def memory_of(request: Request, evidence: pl.DataFrame) -> float | None:
     """The memory of one accelerator: its datasheet's, else as its measured systems describe it."""
-    spec = datasheet_of_group(request.accelerator_group)
+    spec = datasheet_of(request)
     if spec is not None and spec.memory_gb is not None:
         return spec.memory_gb
     return median_memory_gb(evidence.filter(pl.col("accelerator_group") == request.accelerator_group))
@@ -232,7 +246,7 @@ def transfer(evidence: pl.DataFrame, request: Request, changes: PrecisionChanges
     """The utilisation a request can expect on its accelerator, how far it lies from the evidence, or what cannot be
     stated."""
     group = request.accelerator_group
-    spec = datasheet_of_group(group)
+    spec = datasheet_of(request)
     if spec is None:
         return Transfer(request, refused=[f"no datasheet for {group} (reference/accelerator_specs.tsv lists: {', '.join(datasheet_groups())})"])
     if evidence.is_empty():
