@@ -192,6 +192,9 @@ def test_time_follows_the_work_and_no_interval_passes_the_peak(parameters, token
     fastest = plan.flops / (accelerators * plan.transfer.peak_tflops * 1e12) / 3600
     assert answer.pace.hours_low >= fastest * (1 - 1e-9)
     assert answer.production is None or (answer.production.hours_low or fastest) >= fastest * (1 - 1e-9)
+    # the production interval is never narrower than the pace's own: it is that pace times a factor
+    if answer.production is not None and answer.production.hours_high is not None:
+        assert answer.production.hours_high / answer.production.hours >= answer.pace.hours_high / answer.pace.hours * (1 - 1e-9)
     # twice the tokens, twice the time
     twice = make_model_plan(evidence, backtest, Request(parameters, parameters, 8192, group, precision, accelerators), 2 * tokens).chosen
     assert twice is not None and twice.pace is not None and twice.pace.hours == pytest.approx(2 * answer.pace.hours)
@@ -295,3 +298,15 @@ def test_a_named_part_is_planned_on_its_own_datasheet_row():
     assert nvl.accelerator_group == "H100-PCIe"
     assert datasheet_of(nvl).peak_tflops["bf16"] == 835.5 and datasheet_of(nvl).memory_gb == 94
     assert datasheet_of(dataclasses.replace(nvl, accelerator_name=None)).peak_tflops["bf16"] == 756.5
+
+
+def test_a_score_at_a_precision_the_chip_lacks_is_carried_at_the_usual_rate_of_bits():
+    """TPU v4 has no FP4: a score measured at FP4 elsewhere is carried to 16 bits as on a chip whose FP4 runs 4x its BF16
+    (between 1 and 4, at its middle: x2, with that spread), not at x1 as if FP4 were 16-bit utilisation."""
+    from mlperf_scaling.tasks.metrics.precision_change import PrecisionChanges
+    from mlperf_scaling.tasks.metrics.transfer import carried_to, datasheet_of_group
+
+    rows = pl.DataFrame({"precision": ["fp4", "bf16"], "mfu_with_attention": [0.2, 0.4]})
+    carried, change = carried_to(rows, "bf16", datasheet_of_group("TPU v4"), PrecisionChanges({}, {}))
+    assert carried["mfu_with_attention"].to_list() == pytest.approx([0.4, 0.4])
+    assert change is not None and change.factor == pytest.approx(2.0) and change.log_sd == pytest.approx(math.log(4) / math.sqrt(12))

@@ -174,8 +174,21 @@ def _answer(plan_flops: float, accelerators: int, t: Transfer, bounds: Calibrate
         made_hours = hours * production.factor
         made_low = made_high = None
         if production.log_bounds is not None:
-            made_low, made_high = made_hours * math.exp(production.log_bounds[0]), made_hours * math.exp(production.log_bounds[1])
-            made_low = max(made_low, fastest)
+            # the public runs' bounds hold for a pace as near its evidence as theirs; what the pace's interval widens
+            # beyond its calibrated width (distance, pooling, a change of precision) widens this one too
+            extra_low = extra_high = 0.0
+            if bounds is not None:
+                base_low, base_high = time_bounds(hours, (bounds.low, bounds.high))
+                wide_low, wide_high = time_bounds(hours, t.widened(bounds))
+                extra_low, extra_high = max(math.log(base_low / wide_low), 0.0), max(math.log(wide_high / base_high), 0.0)
+            made_low = made_hours * math.exp(-math.hypot(production.log_bounds[0], extra_low))
+            made_high = made_hours * math.exp(math.hypot(production.log_bounds[1], extra_high))
+            if low is not None and high is not None:  # and it is never narrower than the pace's own
+                made_low, made_high = min(made_low, made_hours * low / hours), max(made_high, made_hours * high / hours)
+            if made_low < fastest:
+                made_low = fastest
+                capped = (capped + "; " if capped else "") + (f"the production estimate's fast end would pass the {t.precision} peak: "
+                                                              f"it stops there ({fastest:,.4g} h)")
         made = _estimate(made_hours, made_low, made_high, accelerators, power, price)
     slow = made.hours_high if made is not None else pace.hours_high
     meets = None if deadline_min is None or slow is None else slow * 60 <= deadline_min

@@ -76,14 +76,16 @@ class PrecisionChanges:
     mlperf: dict[tuple[int, int], _Learnt]
     production: dict[tuple[int, int], _Learnt]
 
+    def _learnt(self, key: tuple[int, int]) -> _Learnt | None:
+        return self.mlperf.get(key) or self.production.get(key)
+
     def between(self, source: str, target: str, peaks: dict[str, float]) -> PrecisionChange:
         """The change from `source` to `target` on a chip with these peaks (datasheet columns)."""
         key = (BITS[source], BITS[target])
         if key[0] == key[1]:
             return PrecisionChange(source, target, 1.0, 0.0, "the same class of bits")
-        for learnt in (self.mlperf.get(key), self.production.get(key)):
-            if learnt is not None:
-                return PrecisionChange(source, target, math.exp(learnt.log_factor), learnt.log_sd, learnt.basis)
+        if (learnt := self._learnt(key)) is not None:
+            return PrecisionChange(source, target, math.exp(learnt.log_factor), learnt.log_sd, learnt.basis)
         # the run at the narrower precision is between as fast as, and peak-ratio times faster than, the wider one
         span = math.log(peaks[source] / peaks[target])  # > 0 from narrow to wide, < 0 from wide to narrow
         return PrecisionChange(source, target, math.exp(span / 2), abs(span) / math.sqrt(12),

@@ -269,7 +269,7 @@ def transfer(evidence: pl.DataFrame, request: Request, changes: PrecisionChanges
     changes = changes or learn_precision_changes(evidence)
     if pooled:
         # every accelerator's scores, each carried to the precision asked for: the most evidence there is
-        at, change = _carried_to(rows, target, spec, changes)
+        at, change = carried_to(rows, target, spec, changes)
     else:
         source = target if target in measured else _nearest_measured(target, measured)
         if source != target:
@@ -304,7 +304,7 @@ def transfer(evidence: pl.DataFrame, request: Request, changes: PrecisionChanges
     return Transfer(request, target, assumed, peak, None if refused else mfu, cells, refused, pooled, change, reach, far)
 
 
-def _carried_to(rows: pl.DataFrame, target: str, spec: AcceleratorSpec, changes: PrecisionChanges) -> tuple[pl.DataFrame, PrecisionChange | None]:
+def carried_to(rows: pl.DataFrame, target: str, spec: AcceleratorSpec, changes: PrecisionChanges) -> tuple[pl.DataFrame, PrecisionChange | None]:
     """Scores measured at several precisions, their utilisation carried to `target`; the change of the most common
     source precision, to say (its spread is the widest of those applied)."""
     counts = rows.filter(pl.col("precision").is_in(list(BITS)))["precision"].value_counts()
@@ -314,7 +314,8 @@ def _carried_to(rows: pl.DataFrame, target: str, spec: AcceleratorSpec, changes:
         if BITS[source] == BITS[target]:
             factors[source] = 1.0
             continue
-        peaks = {source: spec.peak_tflops.get(source) or spec.peak_tflops[target], target: spec.peak_tflops[target]}
+        # a score measured at a precision the target chip lacks: that class of bits at the usual rate (half the bits, twice the FLOP/s)
+        peaks = {source: spec.peak_tflops.get(source) or spec.peak_tflops[target] * BITS[target] / BITS[source], target: spec.peak_tflops[target]}
         change = changes.between(source, target, peaks)
         factors[source] = change.factor
         applied.append((n, change))
