@@ -76,7 +76,7 @@ def test_every_run_has_its_mlperf_pace_and_factor():
 
 
 def test_the_backtest_meets_the_issues_targets():
-    backtest = production_backtest(_cases())
+    backtest = production_backtest(_cases(), _evidence())
     figures = production_figures(backtest)
     # the issue's targets on runs never seen: median error at most 30 %, the 90 % interval holding 80 to 95 % of them
     assert figures.runs == 50 and figures.organisations >= 15
@@ -130,3 +130,20 @@ def test_runs_are_read_on_their_datasheet(name):
     assert facts is not None
     assert (facts.accelerator_group, facts.precision) == {"Llama 3 8B": ("H100-SXM", "bf16"), "PaLM 540B": ("TPU v4", "bf16"),
                                                           "DeepSeek-V3": ("H100-SXM", "fp8")}[name]
+
+
+def test_a_held_out_runs_pace_is_learnt_without_its_own_utilisation():
+    """Hopper's BF16 runs teach the change from FP8 (MLPerf's precision on H100) to BF16: held out, a run's pace must
+    come from that change learnt without its group's runs, or the backtest would lean on what it predicts."""
+    cases, evidence = _cases(), _evidence()
+    backtest = production_backtest(cases, evidence)
+    meta = frozenset(cases.filter(pl.col("organisation") == "Meta AI")["run"].to_list())
+    alone = production_cases(evidence, production_changes(evidence, meta), meta).sort("run")
+    held = backtest.filter(pl.col("left_out") == ORGANISATION, pl.col("held_out") == "Meta AI").sort("run")
+    assert held["run"].to_list() == alone["run"].to_list() and "Llama 3.1 405B" in held["run"].to_list()
+    assert held["pace_accelerator_hours"].to_list() == pytest.approx(alone["pace_accelerator_hours"].to_list(), rel=1e-12)
+    everything = cases.filter(pl.col("run").is_in(list(meta))).sort("run")
+    assert (held["pace_accelerator_hours"] != everything["pace_accelerator_hours"]).any()
+    # a group that taught no change keeps the paces computed once
+    eleuther = backtest.filter(pl.col("left_out") == ORGANISATION, pl.col("held_out") == "EleutherAI").sort("run")
+    assert eleuther.height and eleuther["pace_accelerator_hours"].to_list() == cases.filter(pl.col("organisation") == "EleutherAI").sort("run")["pace_accelerator_hours"].to_list()

@@ -72,9 +72,10 @@ def run_facts(run: ProductionRun) -> RunFacts | None:
                     spec.peak_tflops[sixteen], flops, flops / (run.accelerator_hours * 3600 * peak * 1e12))
 
 
-def production_changes(evidence: pl.DataFrame) -> PrecisionChanges:
-    """The precision changes learnt from MLPerf and from the public runs (the architectures trained at two precisions)."""
-    facts = [f for f in map(run_facts, production_runs()) if f is not None]
+def production_changes(evidence: pl.DataFrame, leaving_out: frozenset[str] = frozenset()) -> PrecisionChanges:
+    """The precision changes learnt from MLPerf and from the public runs (the architectures trained at two precisions),
+    but for the runs named in `leaving_out`."""
+    facts = [f for f in map(run_facts, production_runs()) if f is not None and f.run.run not in leaving_out]
     runs = pl.DataFrame({"architecture": [f.architecture for f in facts], "precision": [f.precision for f in facts], "mfu": [f.mfu for f in facts]},
                         schema={"architecture": pl.String, "precision": pl.String, "mfu": pl.Float64})
     return learn_precision_changes(evidence, runs)
@@ -89,12 +90,15 @@ _CASE_SCHEMA = {
 }
 
 
-def production_cases(evidence: pl.DataFrame, changes: PrecisionChanges | None = None) -> pl.DataFrame:
-    """Every public run with its MLPerf pace and its factor; runs whose accelerator has no datasheet are left out."""
+def production_cases(evidence: pl.DataFrame, changes: PrecisionChanges | None = None, only: frozenset[str] | None = None) -> pl.DataFrame:
+    """Every public run (or those named in `only`) with its MLPerf pace and its factor; runs whose accelerator has no
+    datasheet are left out."""
     changes = changes or production_changes(evidence)
     rows = []
     for facts in filter(None, map(run_facts, production_runs())):
         run = facts.run
+        if only is not None and run.run not in only:
+            continue
         request = Request(run.active_parameters, run.parameters, run.seq_len, facts.accelerator_group, facts.precision, run.accelerators)
         pace = transfer(evidence, request, changes)
         if pace.mfu_with_attention is None or pace.peak_tflops is None:
@@ -177,14 +181,23 @@ _BACKTEST_EXTRA = {"left_out": pl.String, "held_out": pl.String, "predicted_fact
                    "covered": pl.Boolean}
 
 
-def production_backtest(cases: pl.DataFrame) -> pl.DataFrame:
+def production_backtest(cases: pl.DataFrame, evidence: pl.DataFrame | None = None) -> pl.DataFrame:
     """Every public run predicted with its organisation left out, and again with its architecture left out; its interval
-    learnt from the other groups' errors without it (nested)."""
+    learnt from the other groups' errors without it (nested). Given the evidence, the held runs' paces are recomputed
+    without their group wherever its runs taught a change of precision (Hopper's BF16 runs against FP8 ones): else a
+    run's pace would lean on its own utilisation. (The other runs' paces keep it: a second-order lean, and recomputing
+    them for every group would cost the main job seconds.)"""
+    everything = production_changes(evidence) if evidence is not None else None
     frames = []
     for by in (ORGANISATION, ARCHITECTURE):
         for group in sorted(set(cases[by].to_list())):
             held = cases.filter(pl.col(by) == group)
             others = cases.filter(pl.col(by) != group)
+            if evidence is not None:
+                runs = frozenset(held["run"].to_list())
+                without = production_changes(evidence, runs)
+                if without != everything:
+                    held = production_cases(evidence, without, runs)
             if others.height < 3:
                 continue
             factor = np.exp(_predict(fit_factor(others), held))

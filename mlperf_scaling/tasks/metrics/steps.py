@@ -138,7 +138,7 @@ def compute_trends(warehouse: str) -> Trends:
         TransferBacktestSchema.validate(transfer_backtest(evidence := language_model_evidence(context),
                                                           map_on_cores(backtest_part, [(evidence, BENCHMARK), (evidence, ACCELERATOR)], PARSE)),
                                         lazy=True),
-        ProductionBacktestSchema.validate(production_backtest(production_cases(evidence)), lazy=True),
+        ProductionBacktestSchema.validate(production_backtest(production_cases(evidence), evidence), lazy=True),
         context,
     )
 
