@@ -241,7 +241,8 @@ def _production_text(plan: ModelPlan) -> str | None:
     return (f"In production: x{made.factor:.2f}{bounds} the MLPerf pace's accelerator-hours, what public production runs took beyond "
             f"it (checkpoints, restarts, evaluations, less tuned software), learnt from {made.leaned_on}. Backtested on {f.runs} public runs "
             f"of {f.organisations} organisations, each organisation left out: median error {f.median_abs_error_pct:.1f} %{held}; "
-            f"each architecture left out: median error {f.by_architecture[0]:.1f} %, held for {f.by_architecture[1]} of {f.by_architecture[2]}. "
+            + (f"each architecture left out: median error {f.by_architecture[0]:.1f} %, held for {f.by_architecture[1]} of {f.by_architecture[2]}. "
+               if f.by_architecture[0] is not None else "no architecture could be left out (too few runs). ") +
             f"Interval from {made.basis}.")
 
 

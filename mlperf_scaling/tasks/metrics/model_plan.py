@@ -275,10 +275,12 @@ def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Req
         if max_accelerators is not None and count > max_accelerators:
             needed = count
             chosen = at(max_accelerators)
-            why = (f"the deadline needs {needed:,} {request.accelerator_group} on {basis} slow end; "
-                   f"{max_accelerators:,} (--max-accelerators) is what you have")
-        else:
+            why = (f"the deadline needs more than {max_accelerators:,} {request.accelerator_group} on {basis} slow end (at least "
+                   f"{needed:,} by the search); {max_accelerators:,} (--max-accelerators) is what you have")
+        elif chosen.meets_deadline:
             why = f"the fewest whole nodes that meet the deadline on {basis} slow end"
+        else:  # refused there (memory), or the interval widened faster than the count grew
+            why = f"no count up to {count:,} was found to meet the deadline on {basis} slow end: the largest tried"
         return replace(plan, answers=[chosen], chosen=chosen, why_chosen=why)
     on = evidence.filter(pl.col("accelerator_group") == request.accelerator_group)
     top = int(on["accelerators"].to_numpy().max()) if on.height else int(evidence["accelerators"].to_numpy().max())

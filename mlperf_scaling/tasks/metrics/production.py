@@ -183,25 +183,28 @@ _BACKTEST_EXTRA = {"left_out": pl.String, "held_out": pl.String, "predicted_fact
 
 def production_backtest(cases: pl.DataFrame, evidence: pl.DataFrame | None = None) -> pl.DataFrame:
     """Every public run predicted with its organisation left out, and again with its architecture left out; its interval
-    learnt from the other groups' errors without it (nested). Given the evidence, the held runs' paces are recomputed
-    without their group wherever its runs taught a change of precision (Hopper's BF16 runs against FP8 ones): else a
-    run's pace would lean on its own utilisation. (The other runs' paces keep it: a second-order lean, and recomputing
-    them for every group would cost the main job seconds.)"""
+    learnt from the other groups' errors without it (nested). Given the evidence, a held run is predicted from a pace
+    recomputed without its group wherever its runs taught a change of precision (Hopper's BF16 runs against FP8 ones):
+    else its prediction would lean on its own utilisation. Its row keeps the case as a plan uses it (the pace with every
+    run); the other runs' paces keep the held group too (a second-order lean: recomputing them for every group would cost
+    the main job seconds)."""
     everything = production_changes(evidence) if evidence is not None else None
     frames = []
     for by in (ORGANISATION, ARCHITECTURE):
         for group in sorted(set(cases[by].to_list())):
             held = cases.filter(pl.col(by) == group)
             others = cases.filter(pl.col(by) != group)
+            pace = held["pace_accelerator_hours"].to_numpy()
             if evidence is not None:
                 runs = frozenset(held["run"].to_list())
                 without = production_changes(evidence, runs)
                 if without != everything:
-                    held = production_cases(evidence, without, runs)
+                    nested = production_cases(evidence, without, runs).select("run", pl.col("pace_accelerator_hours").alias("nested"))
+                    pace = held.select("run").join(nested, on="run", how="left", maintain_order="left")["nested"].to_numpy()
             if others.height < 3:
                 continue
             factor = np.exp(_predict(fit_factor(others), held))
-            predicted = held["pace_accelerator_hours"].to_numpy() * factor
+            predicted = pace * factor
             bounds = production_bounds(others, by)
             low = predicted * math.exp(bounds[0]) if bounds else np.full(len(predicted), np.nan)
             high = predicted * math.exp(bounds[1]) if bounds else np.full(len(predicted), np.nan)

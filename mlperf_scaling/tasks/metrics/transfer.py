@@ -131,7 +131,8 @@ def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
             "precision_assumed": row["precision_source"] == "assumed",
             "peak_tflops": row["peak_tflops"], "accelerator_memory_gb": row["accelerator_memory_gb"],
             "time_to_train_min": row["time_to_train_min"], "model_flops_with_attention": row["model_flops"] * (1 + share),
-            "mfu_with_attention": row["mfu"] * (1 + share), "w_per_accelerator": row["w_per_accelerator"],
+            # attention counted the dense way (no causal halving) can pass the peak on a run near it: a utilisation stops at 1
+            "mfu_with_attention": min(row["mfu"] * (1 + share), 1.0), "w_per_accelerator": row["w_per_accelerator"],
         })
     schema = {"accelerators": pl.Int64, "parameters": pl.Float64, "active_parameters": pl.Float64, "seq_len": pl.Float64, "moe": pl.Boolean, "precision_assumed": pl.Boolean,
               "peak_tflops": pl.Float64, "accelerator_memory_gb": pl.Float64, "time_to_train_min": pl.Float64,
