@@ -6,7 +6,7 @@ more, each count left out in turn (with every system that measured it) and its b
 
 Prints, per model: the cases it could predict, the median and 90th percentile of |error|, the median of the groups'
 median |error| (the issue's two targets: at most 8 % and 20 %), the median signed error (bias), and the 90th percentile
-between measured counts and beyond them. `planner` is what the product uses (tasks/metrics/predict.py); the others
+between measured counts and beyond them. `planner` is what the product uses (tasks/planning/predict.py); the others
 are what was tried on the way, kept here so the choice can be checked again on new rounds. bench/README.md has the
 figures of the nine shipped rounds.
 """
@@ -21,10 +21,10 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from mlperf_scaling.tasks.metrics.calibration import Calibration
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.metrics.fits import amdahl_fit, apart_series
-from mlperf_scaling.tasks.metrics.predict import (
+from mlperf_scaling.tasks.planning.calibration import Calibration
+from mlperf_scaling.tasks.planning.predict import (
     AMDAHL,
     LOGLOG_SLOPES,
     MIN_BACKTEST_COUNTS,

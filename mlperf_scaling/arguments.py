@@ -160,7 +160,7 @@ def plan_round(text: str) -> str:
 
 def deadline(text: str) -> float:
     """A deadline as minutes: 30m, 90 (minutes), 1.5h, 2h30m, 45s."""
-    from mlperf_scaling.tasks.metrics.plan import parse_minutes
+    from mlperf_scaling.tasks.planning.plan import parse_minutes
 
     if text.strip().startswith("-"):
         raise argparse.ArgumentTypeError(f"a deadline must be longer than zero: {text!r}")

@@ -149,6 +149,9 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     model.add_argument("--seq-len", type=arguments.positive_number, metavar="S", default=8192, help="sequence length in tokens (default 8192)")
     model.add_argument("--precision", choices=["bf16", "fp16", "fp8", "int8", "fp4", "nvfp4", "mxfp4"],
                        help="the training's precision, any the accelerator's datasheet has (default: bf16, or fp16 on a chip without it)")
+    model.add_argument("--global-batch-tokens", type=arguments.positive_number, metavar="B",
+                       help="tokens per optimiser step, e.g. 4e6 (default: what public runs of the model's size used); it bounds "
+                       "the count: at most one sequence per data-parallel replica")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
                       "(default: the group with the most accelerator counts measured); with --model-params, any accelerator with a "
                       "datasheet (TPU v4, V100-SXM)")

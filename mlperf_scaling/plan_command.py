@@ -15,10 +15,10 @@ from dataclasses import asdict
 import polars as pl
 from rich.console import Console
 
-from mlperf_scaling.tasks.metrics.calibration import LEVEL, coverage, load_calibration
-from mlperf_scaling.tasks.metrics.plan import Plan, PlanError, make_plan, select
-from mlperf_scaling.tasks.metrics.predict import MODELS
-from mlperf_scaling.tasks.metrics.recommend import MEASURED, NoCandidate, Step, above_one_because, minutes_text
+from mlperf_scaling.tasks.planning.calibration import LEVEL, coverage, load_calibration
+from mlperf_scaling.tasks.planning.plan import Plan, PlanError, make_plan, select
+from mlperf_scaling.tasks.planning.predict import MODELS
+from mlperf_scaling.tasks.planning.recommend import MEASURED, NoCandidate, Step, above_one_because, minutes_text
 from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
 
@@ -35,7 +35,7 @@ def _optional(value: float | None, digits: int) -> str:
 
 
 def print_plan(args: argparse.Namespace, console: Console) -> int:
-    model_only = [f"--{name.replace('_', '-')}" for name in ("tokens", "active_params", "precision") if getattr(args, name) is not None]
+    model_only = [f"--{name.replace('_', '-')}" for name in ("tokens", "active_params", "precision", "global_batch_tokens") if getattr(args, name) is not None]
     if args.model_params is not None:
         from mlperf_scaling.model_plan_command import print_model_plan
 

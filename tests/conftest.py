@@ -168,6 +168,7 @@ def v41_warehouse(prefect_isolated, tmp_path_factory) -> Path:
 
     from mlperf_scaling.tasks.load.steps import load_round, validate_round
     from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, write_round_analysis
+    from mlperf_scaling.tasks.planning.steps import plan_round
     from mlperf_scaling.tasks.score.steps import ScoredRound
     from mlperf_scaling.tasks.source.resolve import Source
 
@@ -179,7 +180,7 @@ def v41_warehouse(prefect_isolated, tmp_path_factory) -> Path:
             data, provenance = read_shipped_round("v4.1")
             result = ScoredRound(Source("training_results_v4.1.tar.gz", "archive", "v4.1", "/dev/null"), provenance, data, dt.datetime(2026, 1, 1))
             load_round.fn(result, validate_round.fn(result), str(part))
-            write_round_analysis.fn(str(part), compute_round_analysis.fn(str(part), "v4.1"))
+            write_round_analysis.fn(str(part), plan_round.fn(compute_round_analysis.fn(str(part), "v4.1")))
             part.replace(warehouse)
     return warehouse
 
@@ -192,6 +193,7 @@ def shipped_warehouse(prefect_isolated) -> Path:
 
     from mlperf_scaling.tasks.load.steps import load_round, validate_round
     from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, compute_trends, write_round_analysis, write_trends
+    from mlperf_scaling.tasks.planning.steps import plan_models, plan_round
     from mlperf_scaling.tasks.score.steps import ScoredRound
     from mlperf_scaling.tasks.source.resolve import Source
 
@@ -204,8 +206,8 @@ def shipped_warehouse(prefect_isolated) -> Path:
                 source = Source(f"training_results_{round_name}.tar.gz", "archive", round_name, "/dev/null")
                 result = ScoredRound(source, provenance, data, dt.datetime(2026, 1, 1))
                 load_round.fn(result, validate_round.fn(result), str(part))
-                write_round_analysis.fn(str(part), compute_round_analysis.fn(str(part), round_name))
-            write_trends.fn(str(part), compute_trends.fn(str(part)))
+                write_round_analysis.fn(str(part), plan_round.fn(compute_round_analysis.fn(str(part), round_name)))
+            write_trends.fn(str(part), plan_models.fn(compute_trends.fn(str(part))))
             part.replace(warehouse)
     return warehouse
 

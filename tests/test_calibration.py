@@ -14,7 +14,8 @@ from conftest import ROUNDS, read_shipped_round
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mlperf_scaling.tasks.metrics.calibration import (
+from mlperf_scaling.tasks.metrics.efficiency import PLAUSIBLE_PART, efficiency_table
+from mlperf_scaling.tasks.planning.calibration import (
     ABOVE,
     BELOW,
     STRATA,
@@ -26,8 +27,7 @@ from mlperf_scaling.tasks.metrics.calibration import (
     prior_rows,
     weighted_level,
 )
-from mlperf_scaling.tasks.metrics.efficiency import PLAUSIBLE_PART, efficiency_table
-from mlperf_scaling.tasks.metrics.predict import AMDAHL, TWO_PART, backtest_table, group_model
+from mlperf_scaling.tasks.planning.predict import AMDAHL, TWO_PART, backtest_table, group_model
 
 
 @pytest.fixture(scope="module")

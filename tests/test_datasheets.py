@@ -14,7 +14,8 @@ from mlperf_scaling.reference.lookup import accelerator_spec, accelerator_specs
 from mlperf_scaling.tasks.metrics.context import RunPrecision, hardware_of, result_context, utilisation
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 
-VENDORS = ("nvidia.com", "amd.com", "google.com", "intel.com", "habana.ai", "huawei.com", "graphcore.ai", "aws.amazon.com")
+# nvdam.widen.net is where NVIDIA serves its datasheets (the GH200 one among them)
+VENDORS = ("nvidia.com", "nvdam.widen.net", "amd.com", "google.com", "intel.com", "habana.ai", "huawei.com", "graphcore.ai", "aws.amazon.com")
 # the vendor documents that are no web page: Intel's Hot Chips 2024 deck (the only place Intel gives first-generation Gaudi's peak)
 VENDOR_DOCUMENTS = ("Intel, 'Intel Gaudi 3 AI Accelerator",)
 VISION_AND_LANGUAGE = ("resnet", "ssd_resnet34", "retinanet", "maskrcnn", "unet3d", "stable_diffusion", "flux1", "bert", "gpt3",

@@ -198,12 +198,13 @@ def two_rounds(v41_warehouse, tmp_path_factory) -> tuple[Path, Path]:
 
     from mlperf_scaling.cli import main
     from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, write_round_analysis
+    from mlperf_scaling.tasks.planning.steps import plan_round
 
     folder = tmp_path_factory.mktemp("two-rounds")
     warehouse, reports = folder / "w.duckdb", folder / "reports"
     shutil.copy(v41_warehouse, warehouse)
     ingest_source(str(fixture_round("v6.1", folder / "cut")), warehouse)
-    write_round_analysis.fn(str(warehouse), compute_round_analysis.fn(str(warehouse), "v6.1"))
+    write_round_analysis.fn(str(warehouse), plan_round.fn(compute_round_analysis.fn(str(warehouse), "v6.1")))
     assert main(["explore", "--warehouse", str(warehouse), "--reports", str(reports)]) == 0
     return warehouse, reports
 

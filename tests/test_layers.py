@@ -1,4 +1,4 @@
-"""The import graph: data flows one way (source -> parse -> score -> load -> metrics -> publish), the flows wire the
+"""The import graph: data flows one way (source -> parse -> score -> load -> metrics -> planning -> publish), the flows wire the
 stages, the commands sit on top, and the runtime machinery and the warehouse (storage only) sit below every stage.
 No module imports a later layer, lazily or not, and no two modules import each other, even through others."""
 
@@ -21,6 +21,7 @@ LAYERS = [
     ("score", ["mlperf_scaling.tasks.score"]),
     ("load", ["mlperf_scaling.tasks.load"]),
     ("metrics", ["mlperf_scaling.tasks.metrics"]),
+    ("planning", ["mlperf_scaling.tasks.planning"]),
     ("publish", ["mlperf_scaling.tasks.publish"]),
     ("flows", ["mlperf_scaling.flows"]),
     ("commands", ["mlperf_scaling.cli", "mlperf_scaling.arguments", "mlperf_scaling.plan_command", "mlperf_scaling.model_plan_command", "mlperf_scaling.terminal", "mlperf_scaling.fast_path"]),
@@ -92,6 +93,6 @@ def test_the_graph_holds_imports_inside_functions_too():
     graph = import_graph()
     # plots.plot_trends imports the dispatcher inside the function; predict imports the score stage's rules at the top
     assert "mlperf_scaling.runtime.dispatch" in graph["mlperf_scaling.tasks.publish.plots"]
-    assert "mlperf_scaling.tasks.score.rules" in graph["mlperf_scaling.tasks.metrics.predict"]
-    assert _layer("mlperf_scaling.tasks.metrics.predict")[0] > _layer("mlperf_scaling.tasks.score.rules")[0]
+    assert "mlperf_scaling.tasks.score.rules" in graph["mlperf_scaling.tasks.planning.predict"]
+    assert _layer("mlperf_scaling.tasks.planning.predict")[0] > _layer("mlperf_scaling.tasks.score.rules")[0]
     assert _layer("mlperf_scaling.runtime.pools")[1] == "runtime" and _layer("mlperf_scaling.tasks.load.steps")[1] == "load"

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from mlperf_scaling.reference.lookup import analysis_folder, benchmark_name, canonical_benchmark, workload_names, workloads_named
 from mlperf_scaling.rounds import round_key
 from mlperf_scaling.tasks.metrics.efficiency import by_workload, efficiency_table
-from mlperf_scaling.tasks.metrics.plan import PlanError, resolve_workload
+from mlperf_scaling.tasks.planning.plan import PlanError, resolve_workload
 
 ROWS = list(csv.DictReader(resources.files("mlperf_scaling.reference").joinpath("benchmarks.tsv").read_text().splitlines(), delimiter="\t"))
 CANONICAL = sorted({row["canonical_name"] for row in ROWS})

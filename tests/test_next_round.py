@@ -86,8 +86,8 @@ def test_the_rcp_factors_are_the_official_checkers():
 def test_a_v61_round_is_analysed_with_no_code_change():
     from mlperf_scaling.tasks.metrics.context import result_context
     from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
-    from mlperf_scaling.tasks.metrics.predict import backtest_table
-    from mlperf_scaling.tasks.metrics.recommend import recommendation_table
+    from mlperf_scaling.tasks.planning.predict import backtest_table
+    from mlperf_scaling.tasks.planning.recommend import recommendation_table
 
     data = _scored()
     efficiency, excluded = efficiency_table(data.scores)

@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from mlperf_scaling.cli import main
-from mlperf_scaling.tasks.metrics.calibration import load_calibration
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
-from mlperf_scaling.tasks.metrics.plan import PlanError, make_plan, parse_minutes, select
-from mlperf_scaling.tasks.metrics.predict import AMDAHL, TWO_PART, backtest_group, backtest_summary, backtest_table
-from mlperf_scaling.tasks.metrics.recommend import (
+from mlperf_scaling.tasks.planning.calibration import load_calibration
+from mlperf_scaling.tasks.planning.plan import PlanError, make_plan, parse_minutes, select
+from mlperf_scaling.tasks.planning.predict import AMDAHL, TWO_PART, backtest_group, backtest_summary, backtest_table
+from mlperf_scaling.tasks.planning.recommend import (
     MEASURED,
     PREDICTED,
     REACH_ABOVE,
@@ -290,7 +290,7 @@ def test_names_and_rounds_as_people_type_them(v41_efficiency):
 
 
 def test_v41_recommendations_table_quotes_measurements(v41_efficiency):
-    from mlperf_scaling.tasks.metrics.predict import backtest_table
+    from mlperf_scaling.tasks.planning.predict import backtest_table
 
     backtest = backtest_table(v41_efficiency)
     table = recommendation_table(v41_efficiency, backtest)
@@ -410,7 +410,7 @@ def test_v41_llama2_backtest_leaves_each_count_out(v41_efficiency):
 
 
 def test_the_convergence_part_comes_from_the_rulesets_rcps():
-    from mlperf_scaling.tasks.metrics.predict import rcp_curve
+    from mlperf_scaling.tasks.planning.predict import rcp_curve
 
     curve = rcp_curve("4.1.0", "llama2_70b_lora")
     # the RCP checker's own olympic means of samples to converge at batch 8, 16 and 128 (32 pruned as it prunes)
@@ -435,7 +435,7 @@ def test_the_answer_at_a_count(v41_efficiency):
 
 def test_the_two_part_model_follows_the_batch_the_counts_imply(v41_efficiency):
     from mlperf_scaling.tasks.metrics.fits import apart_series
-    from mlperf_scaling.tasks.metrics.predict import two_part_model
+    from mlperf_scaling.tasks.planning.predict import two_part_model
 
     rows = v41_efficiency.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM"))
     model = two_part_model(apart_series(rows)[0], "4.1.0", "llama2_70b_lora")

@@ -77,8 +77,8 @@ def test_a_column_with_nothing_in_it_goes_first_and_silently():
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_plan_keeps_every_number(v41_warehouse, at_width, width):
-    from mlperf_scaling.tasks.metrics.calibration import load_calibration
-    from mlperf_scaling.tasks.metrics.plan import make_plan, select
+    from mlperf_scaling.tasks.planning.calibration import load_calibration
+    from mlperf_scaling.tasks.planning.plan import make_plan, select
     from mlperf_scaling.warehouse.read import read_queries
 
     out = at_width(["plan", "llama2_70b_lora", "--accelerator", "H100-SXM", "--round", "v4.1", "--warehouse", str(v41_warehouse)], width)

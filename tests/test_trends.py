@@ -60,7 +60,7 @@ def test_a_rounds_systems_against_the_previous_rounds_fit():
     from conftest import read_shipped_round
 
     from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
-    from mlperf_scaling.tasks.metrics.predict import software_gains
+    from mlperf_scaling.tasks.metrics.software_gains import software_gains
 
     scores = pl.concat([read_shipped_round(r)[0].scores for r in ("v4.1", "v5.1")], how="diagonal_relaxed")
     gains = software_gains(efficiency_table(scores)[0])

@@ -1,5 +1,5 @@
 """Learn the planner's interval calibration from a warehouse's rounds and write it to
-mlperf_scaling/reference/interval_calibration.tsv and interval_round_prior.tsv (tasks/metrics/calibration.py says what
+mlperf_scaling/reference/interval_calibration.tsv and interval_round_prior.tsv (tasks/planning/calibration.py says what
 they hold and why).
 
     python tools/calibrate_intervals.py data/mlperf.duckdb            # write the files, print the coverage they give
@@ -21,17 +21,17 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from mlperf_scaling.tasks.metrics.calibration import CALIBRATION_COLUMNS, PRIOR_COLUMNS, Calibration, calibration_rows, prior_rows
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
-from mlperf_scaling.tasks.metrics.predict import backtest_table, with_intervals
+from mlperf_scaling.tasks.planning.calibration import CALIBRATION_COLUMNS, PRIOR_COLUMNS, Calibration, calibration_rows, prior_rows
+from mlperf_scaling.tasks.planning.predict import backtest_table, with_intervals
 from mlperf_scaling.warehouse.read import read_stored_scores
 
 REFERENCE = Path(__file__).resolve().parents[1] / "mlperf_scaling" / "reference"
 TARGET = REFERENCE / "interval_calibration.tsv"
 PRIOR_TARGET = REFERENCE / "interval_round_prior.tsv"
-HEADER = ("# The planner's interval calibration (tasks/metrics/calibration.py), learnt from the backtests of the rounds listed\n"
+HEADER = ("# The planner's interval calibration (tasks/planning/calibration.py), learnt from the backtests of the rounds listed\n"
           "# as held_out_round by tools/calibrate_intervals.py; an empty held_out_round: learnt from all of them.\n")
-PRIOR_HEADER = ("# How far the rounds' backtest cases needed the bounds of interval_calibration.tsv stretched (tasks/metrics/calibration.py):\n"
+PRIOR_HEADER = ("# How far the rounds' backtest cases needed the bounds of interval_calibration.tsv stretched (tasks/planning/calibration.py):\n"
                 "# the quantiles a round's level starts from, learnt by tools/calibrate_intervals.py without held_out_round (empty: from all).\n")
 
 

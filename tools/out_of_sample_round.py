@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot tell the round of {unnamed[0]}: name it training_results_vX.Y or pass --round vX.Y", file=sys.stderr)
         return 2
     from mlperf_scaling.tasks.metrics.steps import compute_round_analysis, write_round_analysis
+    from mlperf_scaling.tasks.planning.steps import plan_round
 
     with tempfile.TemporaryDirectory(prefix="out-of-sample-") as folder:
         work = Path(folder)
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         run(["ingest", *ingest, "--warehouse", warehouse] + (["--round", args.round] if args.round else []))
         frames = []
         for _, round_name in named:
-            analysis = compute_round_analysis.fn(warehouse, str(round_name))
+            analysis = plan_round.fn(compute_round_analysis.fn(warehouse, str(round_name)))
             write_round_analysis.fn(warehouse, analysis)  # the round analysed as `analyze` stores it, for a look with `query`
             frames.append(analysis.backtest)
     backtest = pl.concat(frames).filter(pl.col("covered").is_not_null())

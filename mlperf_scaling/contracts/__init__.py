@@ -15,6 +15,7 @@ from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
 from mlperf_scaling.contracts.runs import RunsSchema
+from mlperf_scaling.contracts.scale_backtest import ScaleBacktestSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.score_changes import ScoreChangesSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
@@ -46,6 +47,7 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "paper_claims": PaperClaimsSchema,
     "workload_ranking": WorkloadRankingSchema,
     "transfer_backtest": TransferBacktestSchema,
+    "scale_backtest": ScaleBacktestSchema,
     "production_backtest": ProductionBacktestSchema,
     "score_changes": ScoreChangesSchema,
 }

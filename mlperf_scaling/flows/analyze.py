@@ -8,6 +8,7 @@ from mlperf_scaling.runtime.handoff import untraversed
 from mlperf_scaling.runtime.naming import round_run_name, started_run_name
 from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends, compute_round_analysis, compute_trends, write_round_analysis, write_trends
+from mlperf_scaling.tasks.planning.steps import plan_models, plan_round
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.tasks.publish.steps import publish_explorer, publish_site_index, publish_trends
 
@@ -25,7 +26,7 @@ def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5)
     """The tasks of `analyze_round`, run in the calling flow: the main job runs them in its own flow run, where a
     subflow per round cost bookkeeping here and as much CPU again in Prefect's server, for no step of its own.
     Returns the analysis written, for publishing to take as it is."""
-    analysis = compute_round_analysis(warehouse, round_name, threshold)
+    analysis = plan_round(compute_round_analysis(warehouse, round_name, threshold), threshold)
     write_round_analysis(warehouse, untraversed(analysis))
     get_run_logger().info(
         "%s: %d systems analysed in %d benchmarks, %d score rows left out",
@@ -43,7 +44,7 @@ def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple
     `publishing`: rounds whose reports are being written beside this flow (the main job runs it while its last rounds'
     plots are drawn). They get their explorer pages too, and the front page, which lists the reports written, is left
     to the caller."""
-    trends = compute_trends(warehouse)
+    trends = plan_models(compute_trends(warehouse))
     write_trends(warehouse, untraversed(trends))
     publish_explorer(warehouse, reports, publishing)  # first: made here, while the drawing workers may be busy
     page = publish_trends(untraversed(trends), reports, plot_formats)

@@ -401,6 +401,7 @@ class ProductionRun:
     precision: str  # the rules' vocabulary, or "" where the source does not say
     accelerator_hours: float
     source: str
+    global_batch_tokens: float | None = None  # tokens per optimiser step, where the developer says
 
 
 @functools.cache
@@ -409,8 +410,27 @@ def production_runs() -> tuple[ProductionRun, ...]:
                                int(row["accelerators"]) if row["accelerators"].strip() else None, float(row["parameters"]),
                                float(row["active_parameters"]), float(row["tokens"]),
                                float(row["seq_len"]) if row["seq_len"].strip() else DEFAULT_SEQUENCE_LENGTH, row["precision"],
-                               float(row["accelerator_hours"]), row["source"])
+                               float(row["accelerator_hours"]), row["source"], _float_or_none(row["global_batch_tokens"]))
                  for row in _read_tsv("production_runs.tsv"))
+
+
+@dataclass(frozen=True)
+class GlobalBatch:
+    """The global batch a public pretraining run used, by its size (global_batches.tsv, each with its source)."""
+
+    model: str
+    parameters: float
+    active_parameters: float
+    seq_len: float
+    batch_tokens: float
+    source: str
+
+
+@functools.cache
+def global_batches() -> tuple[GlobalBatch, ...]:
+    return tuple(GlobalBatch(row["model"], float(row["parameters"]), float(row["active_parameters"]), float(row["seq_len"]),
+                             float(row["batch_tokens"]), row["source"])
+                 for row in _read_tsv("global_batches.tsv"))
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ def replace_round_analysis(connection: duckdb.DuckDBPyConnection, round_name: st
 
 HISTORY_TABLES = ("score_changes",)  # appended at each load, never replaced
 TREND_TABLES = ("carried_over", "round_trends", "software_gains", "explanations", "paper_claims", "workload_ranking", "transfer_backtest",
-                "production_backtest")
+                "production_backtest", "scale_backtest")
 
 
 def replace_trends(connection: duckdb.DuckDBPyConnection, frames: dict[str, pl.DataFrame]) -> None:

@@ -32,7 +32,7 @@ from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
 _SYSTEM_COLUMNS = ["interconnect_kind", "interconnect_gb_s", "scale_up_domain", "network_kind", "network_gbit_s_per_node",
                    "accelerator_memory_gb", "cooling", "cuda_version"]
 _CONFIGURATION_COLUMNS = ["tensor_parallelism", "pipeline_parallelism", "context_parallelism", "expert_parallelism",
-                          "data_parallelism", "micro_batch_size", "precision_linear", "precision_source"]
+                          "data_parallelism", "micro_batch_size", "global_batch_size", "precision_linear", "precision_source"]
 # the rules' precision names -> the datasheet's columns
 # the rules' precision names -> the datasheet's columns
 _PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp8": "fp8", "mxfp6": "fp6",

@@ -1,5 +1,6 @@
 """The metrics stage as Prefect tasks: a round's scores into efficiency, clusters and fits, and the cross-round
-tables, each read from and written to the warehouse. Each is a plain function underneath (`.fn`)."""
+tables, each read from and written to the warehouse. Each is a plain function underneath (`.fn`). The planning stage
+(tasks/planning/steps.py) adds the plans and their backtests to what these compute, before it is written."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from mlperf_scaling.contracts.plan_backtest import PlanBacktestSchema
 from mlperf_scaling.contracts.production_backtest import ProductionBacktestSchema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
+from mlperf_scaling.contracts.scale_backtest import ScaleBacktestSchema
 from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.transfer_backtest import TransferBacktestSchema
@@ -32,10 +34,7 @@ from mlperf_scaling.tasks.metrics.context import result_context
 from mlperf_scaling.tasks.metrics.efficiency import by_workload, efficiency_table
 from mlperf_scaling.tasks.metrics.explain import explain_workload, explanation_table, workload_results
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
-from mlperf_scaling.tasks.metrics.predict import backtest_table, software_gains
-from mlperf_scaling.tasks.metrics.production import production_backtest, production_cases
-from mlperf_scaling.tasks.metrics.recommend import recommendation_table
-from mlperf_scaling.tasks.metrics.transfer import ACCELERATOR, BENCHMARK, backtest_part, language_model_evidence, transfer_backtest
+from mlperf_scaling.tasks.metrics.software_gains import software_gains
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import replace_round_analysis, replace_trends
@@ -71,16 +70,13 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
     scores, energy = by_workload(scores), by_workload(energy)  # one benchmark per workload and round
     efficiency, exclusions = efficiency_table(scores)
     clusters = cluster_table(efficiency)
-    backtest = backtest_table(efficiency)
     return RoundAnalysis(
         round_name,
         EfficiencySchema.validate(efficiency, lazy=True),
         ClustersSchema.validate(clusters, lazy=True),
         AnalysisExclusionsSchema.validate(exclusions, lazy=True),
         ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
-        RecommendationsSchema.validate(recommendation_table(efficiency, backtest, threshold), lazy=True),
         source=sources.to_dicts()[0] if sources.height else None,
-        backtest=PlanBacktestSchema.validate(backtest, lazy=True),
         context=ResultContextSchema.validate(result_context(scores, systems, energy, efficiency), lazy=True),
     )
 
@@ -111,14 +107,16 @@ class Trends:
     explanations: pl.DataFrame
     claims: pl.DataFrame
     ranking: pl.DataFrame
-    transfer: pl.DataFrame
-    production: pl.DataFrame
     context: pl.DataFrame  # every round's result_context, read for the pages; not a trend table
+    # the model planner's backtests, added by the planning stage (tasks/planning/steps.py)
+    transfer: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(TransferBacktestSchema)))
+    production: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(ProductionBacktestSchema)))
+    scale: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(ScaleBacktestSchema)))
 
     def tables(self) -> dict[str, pl.DataFrame]:
         return {"carried_over": self.carried_over, "round_trends": self.round_trends, "software_gains": self.software_gains,
                 "explanations": self.explanations, "paper_claims": self.claims, "workload_ranking": self.ranking,
-                "transfer_backtest": self.transfer, "production_backtest": self.production}
+                "transfer_backtest": self.transfer, "production_backtest": self.production, "scale_backtest": self.scale}
 
 
 @task(name="compute-trends", cache_policy=NO_CACHE)
@@ -134,11 +132,6 @@ def compute_trends(warehouse: str) -> Trends:
         ExplanationsSchema.validate(explanation_table(context, map_on_cores(explain_workload, workload_results(context), PARSE)), lazy=True),
         PaperClaimsSchema.validate(claims_table(efficiency, context, exclusions, scores), lazy=True),
         WorkloadRankingSchema.validate(workload_ranking(fits), lazy=True),
-        # its two ways of leaving out are independent: one on each core
-        TransferBacktestSchema.validate(transfer_backtest(evidence := language_model_evidence(context),
-                                                          map_on_cores(backtest_part, [(evidence, BENCHMARK), (evidence, ACCELERATOR)], PARSE)),
-                                        lazy=True),
-        ProductionBacktestSchema.validate(production_backtest(production_cases(evidence), evidence), lazy=True),
         context,
     )
 

@@ -26,9 +26,9 @@ from altair.utils.schemapi import debug_mode
 
 from mlperf_scaling.reference.lookup import canonical_benchmark
 from mlperf_scaling.rounds import sorted_rounds
-from mlperf_scaling.tasks.metrics.calibration import Calibration, load_calibration
 from mlperf_scaling.tasks.metrics.fits import apart_series
-from mlperf_scaling.tasks.metrics.predict import AMDAHL, group_model
+from mlperf_scaling.tasks.planning.calibration import Calibration, load_calibration
+from mlperf_scaling.tasks.planning.predict import AMDAHL, group_model
 from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, NOTE
 from mlperf_scaling.tasks.publish.report import render_explorer
 

@@ -29,7 +29,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
 from mlperf_scaling.rounds import sorted_rounds  # noqa: E402
-from mlperf_scaling.tasks.metrics.calibration import Calibration  # noqa: E402
+from mlperf_scaling.tasks.planning.calibration import Calibration  # noqa: E402
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label, wrapped_name  # noqa: E402, F401
 
 _COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
@@ -394,7 +394,7 @@ def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Pat
     interval, `calibration`'s) with the knee (left); the same efficiency split into its throughput and convergence parts
     (right)."""
     from mlperf_scaling.tasks.metrics.fits import apart_series
-    from mlperf_scaling.tasks.metrics.predict import AMDAHL, group_model
+    from mlperf_scaling.tasks.planning.predict import AMDAHL, group_model
 
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     names = scaling_groups(group)

@@ -177,7 +177,7 @@ def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list
 
 def coverage_sentence(backtest: pl.DataFrame | None, where: str) -> str:
     """How often the stated interval held in a set of backtest cases, per model, in words ('' without cases)."""
-    from mlperf_scaling.tasks.metrics.calibration import LEVEL, coverage
+    from mlperf_scaling.tasks.planning.calibration import LEVEL, coverage
 
     if backtest is None or backtest.height == 0:
         return ""

@@ -16,9 +16,9 @@ from mlperf_scaling.rounds import sorted_rounds
 from mlperf_scaling.runtime.dispatch import map_on_cores
 from mlperf_scaling.runtime.pools import DRAW
 from mlperf_scaling.runtime.run_context import artifact_key, round_task_run_name, run_logger
-from mlperf_scaling.tasks.metrics.calibration import load_calibration
 from mlperf_scaling.tasks.metrics.efficiency import summarize_benchmarks
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends
+from mlperf_scaling.tasks.planning.calibration import load_calibration
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
 from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS

@@ -3,9 +3,10 @@ pace MLPerf submissions set on the same accelerator (reference/production_runs.t
 
 The MLPerf pace leaves out what every real run pays: checkpoints, restarts after failures, evaluations, data
 loading, longer-context phases, and software less tuned than a submission's. For each public run the pace is what the
-model planner gives for it (tasks/metrics/transfer.py: its size, sequence length, accelerator and precision, from the
-benchmarks measured on that accelerator, or on every accelerator where none was), and its factor F is the reported
-accelerator-hours over the pace's. The factor is learnt as
+model planner gives for it at its reported count and global batch (tasks/planning/pace.py: its size, sequence length,
+accelerator and precision, from the benchmarks measured on that accelerator, its generation or every accelerator where
+none was), and its factor F is the reported accelerator-hours over the pace's; a run that reports no count has no pace
+and is left out. The factor is learnt as
 
     ln F = a + b ln(16-bit peak / 312 TFLOP/s) + c [trained at 8 bits or fewer] + d [mixture of experts] + u(architecture)
 
@@ -24,16 +25,18 @@ used takes the wider quantiles of a second backtest that leaves each architectur
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
 
 from mlperf_scaling.reference.lookup import ProductionRun, accelerator_spec, classify_accelerator, production_runs
 from mlperf_scaling.tasks.metrics.accelerators import group_name
-from mlperf_scaling.tasks.metrics.calibration import conformal_bounds
-from mlperf_scaling.tasks.metrics.precision_change import BITS, PrecisionChanges, learn_precision_changes
-from mlperf_scaling.tasks.metrics.transfer import PRECISION_COLUMN, Request, training_flops, transfer
+from mlperf_scaling.tasks.planning.batch import default_batch_tokens
+from mlperf_scaling.tasks.planning.calibration import conformal_bounds
+from mlperf_scaling.tasks.planning.pace import Learnt, learn, pace
+from mlperf_scaling.tasks.planning.precision import BITS, learn_precision_changes
+from mlperf_scaling.tasks.planning.work import PRECISION_COLUMN, Request, training_flops
 
 SHRINK = 3.0  # runs: an architecture with this many runs keeps half of its own mean residual
 RIDGE = 0.5  # on the covariates' coefficients (in units of the log factor), so three covariates cannot chase ten runs
@@ -72,45 +75,56 @@ def run_facts(run: ProductionRun) -> RunFacts | None:
                     spec.peak_tflops[sixteen], flops, flops / (run.accelerator_hours * 3600 * peak * 1e12))
 
 
-def production_changes(evidence: pl.DataFrame, leaving_out: frozenset[str] = frozenset()) -> PrecisionChanges:
-    """The precision changes learnt from MLPerf and from the public runs (the architectures trained at two precisions),
-    but for the runs named in `leaving_out`."""
+def _runs_frame(leaving_out: frozenset[str]) -> pl.DataFrame:
     facts = [f for f in map(run_facts, production_runs()) if f is not None and f.run.run not in leaving_out]
-    runs = pl.DataFrame({"architecture": [f.architecture for f in facts], "precision": [f.precision for f in facts], "mfu": [f.mfu for f in facts]},
+    return pl.DataFrame({"architecture": [f.architecture for f in facts], "precision": [f.precision for f in facts], "mfu": [f.mfu for f in facts]},
                         schema={"architecture": pl.String, "precision": pl.String, "mfu": pl.Float64})
-    return learn_precision_changes(evidence, runs)
+
+
+def production_learnt(evidence: pl.DataFrame) -> Learnt:
+    """The pace's parts learnt from MLPerf, with the precision changes the public runs teach too (the architectures
+    trained at two precisions)."""
+    return learn(evidence, _runs_frame(frozenset()))
+
+
+def without_runs(learnt: Learnt, leaving_out: frozenset[str]) -> Learnt:
+    """The same, but for the precision changes of the runs named in `leaving_out`."""
+    return replace(learnt, changes=learn_precision_changes(learnt.evidence, _runs_frame(leaving_out)))
 
 
 _CASE_SCHEMA = {
     "run": pl.String, "organisation": pl.String, "published": pl.String, "architecture": pl.String, "accelerator_group": pl.String,
     "accelerators": pl.Int64, "parameters": pl.Float64, "active_parameters": pl.Float64, "tokens": pl.Float64, "seq_len": pl.Float64,
-    "precision": pl.String, "precision_stated": pl.Boolean, "moe": pl.Boolean, "peak_16bit_tflops": pl.Float64, "training_flops": pl.Float64,
+    "global_batch_tokens": pl.Float64, "global_batch_stated": pl.Boolean, "precision": pl.String, "precision_stated": pl.Boolean, "moe": pl.Boolean, "peak_16bit_tflops": pl.Float64, "training_flops": pl.Float64,
     "reported_accelerator_hours": pl.Float64, "production_mfu": pl.Float64, "pace_mfu": pl.Float64, "pace_pooled": pl.Boolean,
     "pace_accelerator_hours": pl.Float64, "factor": pl.Float64, "source": pl.String,
 }
 
 
-def production_cases(evidence: pl.DataFrame, changes: PrecisionChanges | None = None, only: frozenset[str] | None = None) -> pl.DataFrame:
-    """Every public run (or those named in `only`) with its MLPerf pace and its factor; runs whose accelerator has no
-    datasheet are left out."""
-    changes = changes or production_changes(evidence)
+def production_cases(learnt: Learnt, only: frozenset[str] | None = None) -> pl.DataFrame:
+    """Every public run (or those named in `only`) with its MLPerf pace at its reported count and global batch (public
+    runs of its size's, where it does not say), and its factor; runs whose accelerator has no datasheet, or that report
+    no count, are left out (a pace is a pace at a count)."""
     rows = []
     for facts in filter(None, map(run_facts, production_runs())):
         run = facts.run
-        if only is not None and run.run not in only:
+        if (only is not None and run.run not in only) or run.accelerators is None:
             continue
-        request = Request(run.active_parameters, run.parameters, run.seq_len, facts.accelerator_group, facts.precision, run.accelerators)
-        pace = transfer(evidence, request, changes)
-        if pace.mfu_with_attention is None or pace.peak_tflops is None:
+        batch = run.global_batch_tokens or default_batch_tokens(run.parameters)[0]
+        request = Request(run.active_parameters, run.parameters, run.seq_len, facts.accelerator_group, facts.precision, run.accelerators,
+                          global_batch_tokens=batch)
+        found = pace(learnt, request)
+        if found.mfu_compute is None or found.peak_tflops is None:
             continue
-        pace_hours = facts.flops / (pace.peak_tflops * 1e12 * pace.mfu_with_attention) / 3600
+        mfu = found.mfu_at(run.accelerators, batch)
+        pace_hours = facts.flops / (found.peak_tflops * 1e12 * mfu) / 3600
         rows.append({"run": run.run, "organisation": run.organisation, "published": run.published, "architecture": facts.architecture,
                      "accelerator_group": facts.accelerator_group, "accelerators": run.accelerators, "parameters": run.parameters,
                      "active_parameters": run.active_parameters, "tokens": run.tokens, "seq_len": run.seq_len, "precision": facts.precision,
                      "precision_stated": facts.precision_stated, "moe": run.parameters > run.active_parameters,
                      "peak_16bit_tflops": facts.peak_16bit_tflops, "training_flops": facts.flops,
-                     "reported_accelerator_hours": run.accelerator_hours, "production_mfu": facts.mfu, "pace_mfu": pace.mfu_with_attention,
-                     "pace_pooled": pace.pooled, "pace_accelerator_hours": pace_hours, "factor": run.accelerator_hours / pace_hours,
+                     "reported_accelerator_hours": run.accelerator_hours, "production_mfu": facts.mfu, "pace_mfu": mfu,
+                     "pace_pooled": found.pooled, "global_batch_tokens": batch, "global_batch_stated": run.global_batch_tokens is not None, "pace_accelerator_hours": pace_hours, "factor": run.accelerator_hours / pace_hours,
                      "source": run.source})
     return pl.DataFrame(rows, schema=_CASE_SCHEMA)
 
@@ -181,25 +195,24 @@ _BACKTEST_EXTRA = {"left_out": pl.String, "held_out": pl.String, "predicted_fact
                    "covered": pl.Boolean}
 
 
-def production_backtest(cases: pl.DataFrame, evidence: pl.DataFrame | None = None) -> pl.DataFrame:
+def production_backtest(cases: pl.DataFrame, learnt: Learnt | None = None) -> pl.DataFrame:
     """Every public run predicted with its organisation left out, and again with its architecture left out; its interval
     learnt from the other groups' errors without it (nested). Given the evidence, a held run is predicted from a pace
     recomputed without its group wherever its runs taught a change of precision (Hopper's BF16 runs against FP8 ones):
     else its prediction would lean on its own utilisation. Its row keeps the case as a plan uses it (the pace with every
     run); the other runs' paces keep the held group too (a second-order lean: recomputing them for every group would cost
     the main job seconds)."""
-    everything = production_changes(evidence) if evidence is not None else None
     frames = []
     for by in (ORGANISATION, ARCHITECTURE):
         for group in sorted(set(cases[by].to_list())):
             held = cases.filter(pl.col(by) == group)
             others = cases.filter(pl.col(by) != group)
             pace = held["pace_accelerator_hours"].to_numpy()
-            if evidence is not None:
+            if learnt is not None:
                 runs = frozenset(held["run"].to_list())
-                without = production_changes(evidence, runs)
-                if without != everything:
-                    nested = production_cases(evidence, without, runs).select("run", pl.col("pace_accelerator_hours").alias("nested"))
+                without = without_runs(learnt, runs)
+                if without.changes != learnt.changes:
+                    nested = production_cases(without, runs).select("run", pl.col("pace_accelerator_hours").alias("nested"))
                     pace = held.select("run").join(nested, on="run", how="left", maintain_order="left")["nested"].to_numpy()
             if others.height < 3:
                 continue

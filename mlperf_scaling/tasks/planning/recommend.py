@@ -4,7 +4,7 @@ Measured evidence first. At a count somebody measured, the answer quotes the mea
 time, the spread over the systems and over its runs, and the efficiency of the tables (the best time at the group's
 smallest count x that count, over the time x N). A model never stands in for a measurement; it chooses between counts
 and goes beyond them, and what it gives is said to be predicted, with its calibrated 90 % interval and its group's
-backtest error (tasks/metrics/predict.py).
+backtest error (tasks/planning/predict.py).
 
 - No deadline: the largest measured count whose measured efficiency is still at least the threshold: past it, more
   accelerators mostly buy accelerator-hours.
@@ -34,18 +34,17 @@ from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.recommendations import RecommendationsSchema
 from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.rounds import round_order
-from mlperf_scaling.tasks.metrics.calibration import LEVEL, Calibration, load_calibration
 from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, SERIES_APART, apart_series
-from mlperf_scaling.tasks.metrics.predict import (
+from mlperf_scaling.tasks.planning.calibration import LEVEL, Calibration, load_calibration
+from mlperf_scaling.tasks.planning.predict import (
     AMDAHL,
-    FAR_BEYOND,
-    WARN_BEYOND,
     BacktestSummary,
     GroupModel,
     Prediction,
     backtest_summary,
     group_model,
 )
+from mlperf_scaling.tasks.planning.reach import FAR_BEYOND, WARN_BEYOND, distance_words
 
 MEASURED, PREDICTED = "measured", "predicted"
 ROUGH_BACKTEST_PCT = 15.0  # a group whose counts were predicted worse than this (median) gets a warning
@@ -261,12 +260,11 @@ class Planner:
             assert s.prediction is not None
             ratio = s.prediction.beyond_ratio
             if ratio >= FAR_BEYOND:
-                said.append(f"{s.accelerators:,} is {ratio:,.0f}x beyond the counts measured: far outside the evidence, a guess "
-                            f"rather than a prediction; only a measurement near {s.accelerators:,} would settle it")
+                said.append(distance_words(ratio, f"{s.accelerators:,}", "the counts measured")
+                            + f"; only a measurement near {s.accelerators:,} would settle it")
             elif ratio > WARN_BEYOND:
                 side = f"the largest count measured ({self.counts[-1]:,})" if s.accelerators > self.counts[-1] else f"the smallest ({self.counts[0]:,})"
-                said.append(f"{s.accelerators:,} is {ratio:.1f}x beyond {side}: an extrapolation; a measurement at or near "
-                            f"{s.accelerators:,} would settle it")
+                said.append(distance_words(ratio, f"{s.accelerators:,}", side) + f"; a measurement at or near {s.accelerators:,} would settle it")
         return "; ".join(said) or None
 
 

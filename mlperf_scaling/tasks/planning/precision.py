@@ -93,9 +93,12 @@ class PrecisionChanges:
 
 
 def learn_precision_changes(evidence: pl.DataFrame, production: pl.DataFrame | None = None) -> PrecisionChanges:
-    """From the language-model evidence (benchmark, round, accelerator_group, accelerators, precision, mfu_with_attention)
-    and the production runs (architecture, precision, mfu)."""
-    mlperf = _pairs(evidence.rename({"mfu_with_attention": "mfu"}), ["benchmark", "round", "accelerator_group", "accelerators"],
+    """From the language-model evidence (benchmark, round, accelerator_group, accelerators, precision, and the utilisation
+    while computing, `mfu_compute`, where known: a narrower precision's shorter step makes the same overhead a larger
+    share, which is the count's part, not the precision's) and the production runs (architecture, precision, mfu)."""
+    column = "mfu_compute" if "mfu_compute" in evidence.columns else "mfu_with_attention"
+    mlperf = _pairs(evidence.select("benchmark", "round", "accelerator_group", "accelerators", "precision", pl.col(column).alias("mfu")),
+                    ["benchmark", "round", "accelerator_group", "accelerators"],
                     "MLPerf results at both precisions (same benchmark, round, accelerator and count)")
     produced = {} if production is None or production.is_empty() else _pairs(
         production.select("architecture", "precision", "mfu"), ["architecture"], "architecture(s) whose public production runs trained at both")

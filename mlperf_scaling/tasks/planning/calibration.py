@@ -1,7 +1,7 @@
 """How wide a predicted time's interval must be to hold the truth as often as it says: split-conformal calibration on
 the planner's own backtest, learnt from the shipped rounds and set to each round's level by that round's other benchmarks.
 
-Every backtest case (a measured count left out and predicted from the others, tasks/metrics/predict.py) gives a log
+Every backtest case (a measured count left out and predicted from the others, tasks/planning/predict.py) gives a log
 ratio r = log(measured / predicted). Three strata err differently: a count between measured ones (`within`), one below
 the smallest (`below`) and one above the largest (`above`: the largest systems are the best tuned, which nothing
 smaller shows, so its errors are about twice those below). Beyond the measured counts the error grows with the

@@ -16,7 +16,7 @@ it is scaled to the largest and blended, one third in log space, with the last m
 alone, Amdahl's law extrapolated upwards was 16 % too slow in the median (the largest systems are the best tuned), the
 log-log slope 20 % too fast (bench/plan_models.py has every model tried, with its figures).
 
-The interval is calibrated on the backtest (tasks/metrics/calibration.py), so a stated 90 % holds about 90 % of the time.
+The interval is calibrated on the backtest (tasks/planning/calibration.py), so a stated 90 % holds about 90 % of the time.
 
 The backtest leaves each measured count of a group out in turn (groups with four counts or more, so that three remain),
 predicts the best time there from the others with each model, and records the error, the interval and whether it held
@@ -34,8 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from mlperf_scaling.tasks.metrics.calibration import Calibration, Group, load_calibration, stratum
 from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, amdahl_fit, apart_series
+from mlperf_scaling.tasks.planning.calibration import Calibration, Group, load_calibration, stratum
+from mlperf_scaling.tasks.planning.reach import beyond
 
 MIN_BACKTEST_COUNTS = 4  # distinct counts a group needs before a count can be left out and still leave a model
 AMDAHL = "amdahl"
@@ -44,10 +45,6 @@ MODELS = (AMDAHL, TWO_PART)
 # Above the largest measured count: the weight of the last segment's log-log slope against the anchored shape
 BEYOND_LOGLOG_WEIGHT = 1 / 3
 LOGLOG_SLOPES = (-1.2, 0.0)  # the last segment's slope, clipped: time never rises with N, nor falls much faster than 1/N
-# Beyond this many times the largest measured count (or below the smallest divided by it) a prediction is an
-# extrapolation the planner warns about; at FAR_BEYOND, a loud one
-WARN_BEYOND = 2.0
-FAR_BEYOND = 100.0
 
 
 @functools.cache
@@ -146,11 +143,7 @@ def best_per_count(rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def beyond_ratio(n: float, counts: np.ndarray) -> float:
     """How far outside the measured counts N lies: N / the largest, or the smallest / N; 1 between them."""
-    if n > counts[-1]:
-        return float(n / counts[-1])
-    if n < counts[0]:
-        return float(counts[0] / n)
-    return 1.0
+    return beyond(n, counts[0], counts[-1])
 
 
 @dataclass(frozen=True)
@@ -335,37 +328,3 @@ def backtest_summary(backtest: pl.DataFrame) -> dict[str, BacktestSummary]:
             found[model] = BacktestSummary(float(np.median(rows["error_pct"].abs().to_numpy())), rows.height,
                                            int(held["covered"].sum()), held.height)
     return found
-
-
-def software_gains(efficiency: pl.DataFrame) -> pl.DataFrame:
-    """Each round's systems against the previous round's model of the same workload and comparable group: the time
-    the Amdahl fit on time of the previous round that measured the group predicts at their N, and measured ÷
-    predicted (below 1: faster than last round's systems at that size, the software and system gain). Only where the
-    previous round measured the group at three counts or more (a fit)."""
-    from mlperf_scaling.contracts.common import frame_schema
-    from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
-    from mlperf_scaling.rounds import round_order
-
-    rows = []
-    known = efficiency.filter(~pl.col("accelerator_group").str.starts_with("unknown"))
-    for (workload, group_name), group in known.group_by(["benchmark_canonical", "accelerator_group"], maintain_order=True):
-        rounds = sorted(set(group["round"].to_list()), key=round_order)
-        for earlier, later in zip(rounds, rounds[1:], strict=False):
-            fitted, _ = apart_series(group.filter(pl.col("round") == earlier))
-            counts = fitted["accelerators"].to_numpy().astype(float)
-            if len(np.unique(counts)) < MIN_DISTINCT_COUNTS:
-                continue
-            a, b = (float(v[0]) for v in amdahl_fit(counts, fitted["time_to_train_min"].to_numpy().astype(float)))
-            if not (math.isfinite(a) and math.isfinite(b) and a + b > 0):
-                continue
-            for row in group.filter(pl.col("round") == later).iter_rows(named=True):
-                predicted = a + b / float(row["accelerators"])
-                rows.append({
-                    "round": later, "previous_round": earlier, "benchmark_canonical": workload, "accelerator_group": group_name,
-                    "benchmark": row["benchmark"], "submitter": row["submitter"], "system": row["system"],
-                    "accelerators": row["accelerators"], "measured_min": row["time_to_train_min"], "predicted_min": predicted,
-                    "time_ratio": row["time_to_train_min"] / predicted,
-                    "extrapolated": not (counts.min() <= row["accelerators"] <= counts.max()),
-                })
-    return pl.DataFrame(rows, schema=frame_schema(SoftwareGainsSchema)).sort("benchmark_canonical", "accelerator_group", "round",
-                                                                             "accelerators", "submitter", "system")

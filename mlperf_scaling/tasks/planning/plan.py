@@ -15,10 +15,10 @@ import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark, folder_rounds, workload_names, workloads_named
 from mlperf_scaling.rounds import normal_round, round_key
-from mlperf_scaling.tasks.metrics.calibration import Calibration
 from mlperf_scaling.tasks.metrics.fits import apart_series
-from mlperf_scaling.tasks.metrics.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
-from mlperf_scaling.tasks.metrics.recommend import PREDICTED, Planner, Recommendation, Step, planner, recommend
+from mlperf_scaling.tasks.planning.calibration import Calibration
+from mlperf_scaling.tasks.planning.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
+from mlperf_scaling.tasks.planning.recommend import PREDICTED, Planner, Recommendation, Step, planner, recommend
 from mlperf_scaling.tasks.score.rules import ruleset_name
 
 CURVE_DOUBLINGS = 2  # the curve goes this many doublings past the largest count measured, marked extrapolated

@@ -1,0 +1,1 @@
+"""The planning stage: from the measurements and the analysis, the answer to how many accelerators; the benchmark planner (predict, calibration, recommend, plan) and the model planner (evidence, pace at a count, precision, production, the answer)."""
