@@ -189,7 +189,7 @@ def _answer(s: _Setting, accelerators: int) -> Answer:
     pace_estimate = _estimate(hours, low, high, accelerators, s.power, s.price)
     made = None
     if s.production is not None:
-        made_hours = hours * s.production.factor
+        made_hours = hours * s.production.factor_at(mfu)
         made_low = made_high = None
         if s.production.log_bounds is not None:
             # the public runs' bounds hold for a pace as near its evidence as theirs; what the pace's interval widens
@@ -213,14 +213,14 @@ def _answer(s: _Setting, accelerators: int) -> Answer:
     return Answer(accelerators, mfu, share, t.count_beyond(accelerators), pace_estimate, made, meets, capped)
 
 
-def _production(cases: pl.DataFrame | None, t: Pace, request: Request) -> ProductionEstimate | None:
+def _production(cases: pl.DataFrame | None, t: Pace, request: Request, pace_mfu: float) -> ProductionEstimate | None:
     spec = datasheet_of(request)
     if cases is None or cases.height < 10 or spec is None or t.precision is None:
         return None
     sixteen = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")
     if sixteen is None:
         return None
-    return estimate_factor(cases, sixteen, t.precision, request.moe, spec.architecture)
+    return estimate_factor(cases, sixteen, t.precision, request.moe, spec.architecture, t.mfu_compute, pace_mfu)  # type: ignore[arg-type]
 
 
 def _ladder(smallest: int, largest: int) -> list[int]:
@@ -289,7 +289,9 @@ def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Req
                         f"not one optimiser step; give --global-batch-tokens for a smaller batch")
     bounds = calibration(backtest, ACCELERATOR if found.pooled else "benchmark")
     count = count_bounds(scale) if scale is not None else None
-    made = _production(cases, found, request)
+    smallest = smallest_that_fits(request, memory)
+    reference = min(request.accelerators or smallest, batch.largest_useful)  # the count the factor is said at
+    made = _production(cases, found, request, found.mfu_at(reference, batch.tokens))
     setting = _Setting(flops, found, batch, bounds, count, made, _power(evidence, request.accelerator_group), price, deadline_min)
     mfu_low = mfu_high = capped = None
     if found.mfu_compute is not None and bounds is not None:
@@ -299,7 +301,6 @@ def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Req
             capped = (f"the interval's upper end would pass the physical peak ({mfu_high:.3f}): the evidence cannot be trusted "
                       f"that far ({'; '.join(found.far) or 'its spread'}), so it stops at 1")
             mfu_high = 1.0
-    smallest = smallest_that_fits(request, memory)
     largest = batch.largest_useful if max_accelerators is None else min(batch.largest_useful, max_accelerators)
     counts = _search_counts(smallest, batch.largest_useful)
     times = [_answer(setting, n) for n in counts]
