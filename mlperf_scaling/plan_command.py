@@ -16,9 +16,10 @@ import polars as pl
 from rich.console import Console
 
 from mlperf_scaling.tasks.planning.calibration import LEVEL, coverage, load_calibration
+from mlperf_scaling.tasks.planning.group_planner import MEASURED, NoCandidate, Step, above_one_because
 from mlperf_scaling.tasks.planning.plan import Plan, PlanError, make_plan, select
 from mlperf_scaling.tasks.planning.predict import MODELS
-from mlperf_scaling.tasks.planning.recommend import MEASURED, NoCandidate, Step, above_one_because, minutes_text
+from mlperf_scaling.tasks.planning.recommend import minutes_text
 from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
 

@@ -162,7 +162,9 @@ def test_accelerator_hours_grow_with_the_count_as_in_the_benchmarks():
     hours = {n: _plan(Request(405e9, 405e9, 8192, "H100-SXM", accelerators=n), 15e12).chosen for n in (1024, 16384)}
     ratio = hours[16384].pace.accelerator_hours / hours[1024].pace.accelerator_hours
     assert 1.05 <= ratio <= 2.5
-    assert hours[16384].production.accelerator_hours / hours[1024].production.accelerator_hours == pytest.approx(ratio)
+    # production runs lose efficiency with the count as the benchmarks do, if less: they keep part of the overhead's cost
+    made = hours[16384].production.accelerator_hours / hours[1024].production.accelerator_hours
+    assert 1.05 <= made <= ratio
     assert hours[16384].mfu < hours[1024].mfu and hours[16384].overhead_share > hours[1024].overhead_share
     # Meta's 405B at 16,384 H100 (16M-token batches): the production estimate's interval holds its reported 30.84M hours
     meta = _plan(Request(405e9, 405e9, 8192, "H100-SXM", accelerators=16384, global_batch_tokens=16e6), 15.6e12).chosen.production

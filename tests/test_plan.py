@@ -16,9 +16,7 @@ from hypothesis import strategies as st
 from mlperf_scaling.cli import main
 from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 from mlperf_scaling.tasks.planning.calibration import load_calibration
-from mlperf_scaling.tasks.planning.plan import PlanError, make_plan, parse_minutes, select
-from mlperf_scaling.tasks.planning.predict import AMDAHL, TWO_PART, backtest_group, backtest_summary, backtest_table
-from mlperf_scaling.tasks.planning.recommend import (
+from mlperf_scaling.tasks.planning.group_planner import (
     MEASURED,
     PREDICTED,
     REACH_ABOVE,
@@ -26,11 +24,11 @@ from mlperf_scaling.tasks.planning.recommend import (
     NoCandidate,
     node_size,
     planner,
-    recommend,
-    recommendation_table,
     search_counts,
-    stated_time,
 )
+from mlperf_scaling.tasks.planning.plan import PlanError, make_plan, parse_minutes, select
+from mlperf_scaling.tasks.planning.predict import AMDAHL, TWO_PART, backtest_group, backtest_summary, backtest_table
+from mlperf_scaling.tasks.planning.recommend import recommend, recommendation_table, stated_time
 from mlperf_scaling.tasks.score.rules import ruleset_name
 
 

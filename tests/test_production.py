@@ -108,8 +108,10 @@ def test_the_backtest_meets_the_issues_targets():
 
 def test_an_architecture_no_run_used_takes_the_pooled_factor_and_the_wider_interval():
     cases = _cases()
-    hopper = estimate_factor(cases, 989.5, "bf16", False, "NVIDIA Hopper")
-    mi300 = estimate_factor(cases, 1307.4, "bf16", False, "AMD CDNA 3")
+    hopper = estimate_factor(cases, 989.5, "bf16", False, "NVIDIA Hopper", 0.6, 0.5)
+    mi300 = estimate_factor(cases, 1307.4, "bf16", False, "AMD CDNA 3", 0.6, 0.5)
+    # the factor at another count moves with the pace's step overhead there, by the power the runs taught
+    assert hopper.factor_at(0.5) == pytest.approx(hopper.factor) and hopper.factor_at(0.3) < hopper.factor
     assert hopper.architecture_runs == 10 and "10 public runs on NVIDIA Hopper" in hopper.leaned_on
     assert mi300.architecture_runs == 0 and "no public run on AMD CDNA 3" in mi300.leaned_on and mi300.basis == "each architecture left out"
     assert hopper.log_bounds is not None and mi300.log_bounds is not None

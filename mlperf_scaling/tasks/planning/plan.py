@@ -17,8 +17,9 @@ from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark,
 from mlperf_scaling.rounds import normal_round, round_key
 from mlperf_scaling.tasks.metrics.fits import apart_series
 from mlperf_scaling.tasks.planning.calibration import Calibration
+from mlperf_scaling.tasks.planning.group_planner import PREDICTED, Planner, Step, planner
 from mlperf_scaling.tasks.planning.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
-from mlperf_scaling.tasks.planning.recommend import PREDICTED, Planner, Recommendation, Step, planner, recommend
+from mlperf_scaling.tasks.planning.recommend import Recommendation, recommend
 from mlperf_scaling.tasks.score.rules import ruleset_name
 
 CURVE_DOUBLINGS = 2  # the curve goes this many doublings past the largest count measured, marked extrapolated

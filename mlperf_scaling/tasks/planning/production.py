@@ -285,10 +285,13 @@ class ProductionEstimate:
     log_base: float = 0.0  # ln F where the step pays no overhead
     overhead_exponent: float = 0.0  # F grows as (the pace's utilisation at a count / while computing) to this
     compute: float = 1.0  # the pace's utilisation while computing
+    lowest_share: float = 0.0  # the lowest (utilisation at its count / while computing) a public run had
 
     def factor_at(self, pace_mfu: float) -> float:
-        """The factor at a count whose pace is this utilisation."""
-        return math.exp(self.log_base + self.overhead_exponent * math.log(pace_mfu / self.compute))
+        """The factor at a count whose pace is this utilisation. Not extrapolated beyond the overhead the public runs
+        paid: past it the factor stays at its edge, so a production run never gains on the pace as its overhead grows."""
+        share = max(pace_mfu / self.compute, self.lowest_share)
+        return math.exp(self.log_base + self.overhead_exponent * math.log(share))
 
 
 def estimate_factor(cases: pl.DataFrame, peak_16bit: float, precision: str, moe: bool, architecture: str, compute: float,
@@ -304,5 +307,6 @@ def estimate_factor(cases: pl.DataFrame, peak_16bit: float, precision: str, moe:
         leaned = f"no public run on {architecture}: the {model.runs} runs on other accelerators, pooled"
     exponent = model.coefficients[4]
     log_base = model.log_factor(peak_16bit, precision, moe, architecture, compute, compute)
-    return ProductionEstimate(math.exp(log_base + exponent * math.log(pace_mfu / compute)), production_bounds(cases, by), architecture, runs,
-                              leaned, "each organisation left out" if runs else "each architecture left out", log_base, exponent, compute)
+    lowest = float((cases["pace_mfu"] / cases["pace_mfu_compute"]).min())
+    return ProductionEstimate(math.exp(log_base + exponent * math.log(max(pace_mfu / compute, lowest))), production_bounds(cases, by), architecture, runs,
+                              leaned, "each organisation left out" if runs else "each architecture left out", log_base, exponent, compute, lowest)
