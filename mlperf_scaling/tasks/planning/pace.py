@@ -41,6 +41,10 @@ from mlperf_scaling.tasks.planning.work import LORA, PRECISION_COLUMN, PRETRAINI
 
 SIZE_BANDWIDTH = 1.0  # in ln(active parameters): a benchmark e times larger or smaller weighs exp(-1/2)
 KIND_REACH = math.e  # a mixture of experts planned from dense models (or the reverse) is as far as a model e times larger
+# Beyond the farthest reach the backtest saw, the log bounds widen by 1 + ln(reach / that), to at most twice: the
+# backtest's errors did not grow with the reach (a guard, not a measurement), and without a bound a 100M model on an
+# accelerator whose only language model is a 70B one was given an interval x24 wide
+REACH_SCALE_MAX = 2.0
 Z = float(norm.ppf(1 - (1 - LEVEL) / 2))  # a spread in sigmas at the stated level
 
 
@@ -169,7 +173,7 @@ class Pace:
     def widened(self, bounds: Calibrated, count: CountBounds | None = None, accelerators: int | None = None) -> tuple[float, float]:
         """A log interval's bounds, widened where the request lies farther from the evidence than any backtested case did,
         by a precision change's spread, and by a count beyond the largest measured."""
-        scale = 1.0 + math.log(max(self.reach / bounds.reach_seen, 1.0))
+        scale = min(1.0 + math.log(max(self.reach / bounds.reach_seen, 1.0)), REACH_SCALE_MAX)
         low, high = bounds.low * scale, bounds.high * scale
         extras = []
         for change in (self.change, self.training_change):

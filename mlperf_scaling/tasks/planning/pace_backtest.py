@@ -12,7 +12,7 @@ Beyond the evidence the answer widens instead of refusing. How far a request lie
 accelerator (its size, its sequence length, a mixture of experts predicted from dense models) is a factor `reach`,
 and the backtest records each case's. On the shipped rounds the errors did not grow with it: the cases more than five
 times beyond the evidence erred less than the ones within. So the interval is the backtest's within the farthest reach
-it saw, and only beyond that are its log bounds multiplied by 1 + ln(reach / the farthest seen). A count beyond the
+it saw, and only beyond that are its log bounds multiplied by 1 + ln(reach / the farthest seen), to at most twice. A count beyond the
 largest measured on the generation widens it by what the count's own backtest learnt (tasks/planning/scale_backtest.py).
 An accelerator with no language model measured is planned from every accelerator, with the interval a second backtest
 learns by leaving each accelerator out in turn.
