@@ -21,9 +21,9 @@ from rich.markup import escape
 from mlperf_scaling.tasks.planning.calibration import LEVEL
 from mlperf_scaling.tasks.planning.evidence import language_model_evidence
 from mlperf_scaling.tasks.planning.model_plan import Answer, Estimate, ModelPlan, duration_words, make_model_plan, resolve_group
-from mlperf_scaling.tasks.planning.pace import leaned_on_text
+from mlperf_scaling.tasks.planning.pace import Calibrated, leaned_on_text
 from mlperf_scaling.tasks.planning.pace_backtest import BacktestFigures
-from mlperf_scaling.tasks.planning.plan import PlanError
+from mlperf_scaling.tasks.planning.requests import PlanError
 from mlperf_scaling.tasks.planning.work import Request, human_count
 from mlperf_scaling.terminal import Column, print_fitted
 from mlperf_scaling.warehouse.read import WarehouseMissing, read_queries
@@ -181,25 +181,16 @@ def model_plan_rows(plan: ModelPlan) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def _count(value: float) -> str:
-    """70e9 as 70B, 1e12 as 1T, 3.4e9 as 3.4B: parameters and tokens as people say them."""
-    return human_count(value)
-
-
 _SCIENTIFIC = re.compile(r"\b\d+(?:\.\d+)?e\+\d+\b")
 
 
 def readable(reason: str) -> str:
     """A refusal as a person reads it: `7e+10 parameters` as `70B parameters`."""
-    return _SCIENTIFIC.sub(lambda found: _count(float(found.group(0))), reason)
+    return _SCIENTIFIC.sub(lambda found: human_count(float(found.group(0))), reason)
 
 
 def _level() -> str:
     return f"{LEVEL * 100:.0f} %"
-
-
-def _duration(hours: float) -> str:
-    return duration_words(hours)
 
 
 def _in_unit_of(point: float, value: float) -> str:
@@ -223,8 +214,8 @@ def _time_text(e: Estimate | None) -> str:
     if e is None:
         return ""
     if e.hours_low is None or e.hours_high is None:
-        return f"{_duration(e.hours)} (no interval)"
-    number, unit = _duration(e.hours).split(" ", 1)
+        return f"{duration_words(e.hours)} (no interval)"
+    number, unit = duration_words(e.hours).split(" ", 1)
     return f"{number} [{_in_unit_of(e.hours, e.hours_low)}, {_in_unit_of(e.hours, e.hours_high)}] {unit}"
 
 
@@ -263,11 +254,6 @@ def _triple(e: Estimate | None, name: str) -> tuple[float | None, float | None, 
     return getattr(e, name), getattr(e, f"{name}_low"), getattr(e, f"{name}_high")
 
 
-def _leaned_on(cells: list) -> str:
-    """The benchmarks the utilisation comes from, with their weight and evidence (a score, or scores)."""
-    return leaned_on_text(cells)
-
-
 def _held(f: BacktestFigures) -> str:
     return f"the {_level()} interval held in {f.covered} of {f.with_interval} ({f.coverage * 100:.0f} %)" if f.coverage is not None else "no interval"
 
@@ -295,9 +281,14 @@ def _production_text(plan: ModelPlan) -> str | None:
     made, f = plan.production, plan.production_figures
     if made is None or f is None:
         return None
-    bounds = f" [x{made.factor * math.exp(made.log_bounds[0]):.2f}, x{made.factor * math.exp(made.log_bounds[1]):.2f}]" if made.log_bounds else ""
+    factors = [a.production_factor for a in plan.answers if a.production_factor is not None]
+    factor = plan.chosen.production_factor if plan.chosen is not None and plan.chosen.production_factor is not None else made.factor
+    bounds = f" [x{factor * math.exp(made.log_bounds[0]):.2f}, x{factor * math.exp(made.log_bounds[1]):.2f}]" if made.log_bounds else ""
+    where = (f" at {plan.chosen.accelerators:,}" if plan.chosen is not None else
+             f" (x{min(factors):.2f} to x{max(factors):.2f} over the counts below: more where the step overhead is a larger share)"
+             if factors and max(factors) / min(factors) > 1.005 else "")
     held = f", the {_level()} interval held for {f.covered} of {f.with_interval} runs ({f.coverage * 100:.0f} %)" if f.coverage is not None else ""
-    return (f"In production: x{made.factor:.2f}{bounds} the MLPerf pace's accelerator-hours, what public production runs took beyond "
+    return (f"In production: x{factor:.2f}{bounds}{where} the MLPerf pace's accelerator-hours, what public production runs took beyond "
             f"it (checkpoints, restarts, evaluations, less tuned software), learnt from {made.leaned_on}. Backtested on {f.runs} public runs "
             f"of {f.organisations} organisations at their reported counts, each organisation left out: median error "
             f"{f.median_abs_error_pct:.1f} %{held}; "
@@ -311,7 +302,8 @@ def _batch_text(plan: ModelPlan) -> str:
     assert b is not None
     whose = "yours" if b.given else b.basis
     fastest = plan.fastest
-    there = (f"; the fastest count within it is {fastest.accelerators:,}, about {_time_text(fastest.production or fastest.pace)}"
+    within = "the count you have" if plan.largest is not None and plan.largest < b.largest_useful else "within it"
+    there = (f"; the fastest count {within} is {fastest.accelerators:,}, about {_time_text(fastest.production or fastest.pace)}"
              f"{' in production' if fastest.production else ' at the MLPerf pace'}") if fastest is not None else ""
     parallel = (f"model parallelism {b.model_parallel} holds the weights and gradients" if b.model_parallel >= 8 else
                 f"model parallelism {b.model_parallel} holds the weights and gradients, and tensor parallelism within a node of 8 "
@@ -322,17 +314,17 @@ def _batch_text(plan: ModelPlan) -> str:
 
 def _print(plan: ModelPlan, console: Console) -> None:
     r, t = plan.request, plan.pace
-    kind = f"{_count(r.parameters)}-parameter mixture of experts ({_count(r.active_parameters)} active)" if r.moe else f"{_count(r.parameters)}-parameter model"
+    kind = f"{human_count(r.parameters)}-parameter mixture of experts ({human_count(r.active_parameters)} active)" if r.moe else f"{human_count(r.parameters)}-parameter model"
     precision = ""
     if t.precision:
         precision = f" at {t.precision}" + (" (no --precision given: 16-bit mixed precision, as most public production runs train)" if t.precision_assumed else "")
-    console.print(f"[bold]A {kind}[/bold], {_count(plan.tokens)} tokens in sequences of {r.seq_len:,.0f}, on [bold]{escape(r.accelerator_group)}[/bold]"
+    console.print(f"[bold]A {kind}[/bold], {human_count(plan.tokens)} tokens in sequences of {r.seq_len:,.0f}, on [bold]{escape(r.accelerator_group)}[/bold]"
                   f"{escape(precision)}")
     assert t.mfu_compute is not None and t.peak_tflops is not None and t.overhead is not None
     console.print(f"Training FLOPs {plan.flops:.3g}: 6 x active parameters x tokens, plus {plan.attention_share * 100:.1f} % for attention.", markup=False)
     measured_on = "accelerators measured, pooled" if t.pooled else f"the language models measured on {r.accelerator_group}"
     console.print(f"At the MLPerf pace: model FLOPs utilisation while computing (attention counted) {_range_text(t.mfu_compute, plan.mfu_low, plan.mfu_high, 3)} "
-                  f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS {t.precision} peak, from {measured_on}: {_leaned_on(t.cells)}. "
+                  f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS {t.precision} peak, from {measured_on}: {leaned_on_text(t.cells)}. "
                   f"Every optimiser step also pays an overhead that does not shrink with the count, {t.overhead.basis(t.architecture)}; "
                   f"the MFU column is the whole step's.", markup=False)
     if plan.mfu_capped:
@@ -344,7 +336,7 @@ def _print(plan: ModelPlan, console: Console) -> None:
     beyond = _beyond(plan, plan.chosen)
     if beyond:
         seen = plan.reach_seen or 1.0
-        wider = (f"the interval is x{1 + math.log(t.reach / seen):.2f} as wide: farther than the backtest's farthest case, x{seen:,.1f}"
+        wider = (f"the interval is x{t.reach_scale(Calibrated(0.0, 0.0, seen)):.2f} as wide: farther than the backtest's farthest case, x{seen:,.1f}"
                  if t.reach > seen else "within the backtest's farthest case in size and length, not widened for them")
         console.print(f"  Beyond the evidence ({wider}; a count beyond the largest measured widens it by what the counts never seen taught): "
                       f"{readable('; '.join(beyond))}.", markup=False)
@@ -384,6 +376,6 @@ def _chosen_text(plan: ModelPlan, a: Answer) -> str:
     deadline = ""
     if a.meets_deadline is not None and plan.deadline_min is not None:
         basis = "the production estimate's" if a.production is not None else "the pace's"
-        deadline = f"; it {'meets' if a.meets_deadline else 'misses'} the deadline of {_duration(plan.deadline_min / 60)} on {basis} slow end"
+        deadline = f"; it {'meets' if a.meets_deadline else 'misses'} the deadline of {duration_words(plan.deadline_min / 60)} on {basis} slow end"
     capped = f" ({a.capped})" if a.capped else ""
     return f"[bold]At {a.accelerators:,} {escape(r.accelerator_group)}[/bold] {escape(f'({plan.why_chosen}): ' + '; '.join(parts) + deadline + capped)}."

@@ -20,8 +20,8 @@ from mlperf_scaling.tasks.planning.evidence import language_model_evidence
 from mlperf_scaling.tasks.planning.model_plan import make_model_plan, resolve_group
 from mlperf_scaling.tasks.planning.pace import learn, pace
 from mlperf_scaling.tasks.planning.pace_backtest import ACCELERATOR, backtest_figures, transfer_backtest
-from mlperf_scaling.tasks.planning.plan import PlanError
 from mlperf_scaling.tasks.planning.production import production_backtest, production_cases, production_learnt
+from mlperf_scaling.tasks.planning.requests import PlanError
 from mlperf_scaling.tasks.planning.scale_backtest import scale_backtest
 from mlperf_scaling.tasks.planning.work import Request, attention_share, d_model
 

@@ -24,11 +24,11 @@ import sys
 from mlperf_scaling.tasks.planning.datasheets import datasheet_of
 from mlperf_scaling.tasks.planning.evidence import language_model_evidence
 from mlperf_scaling.tasks.planning.model_plan import make_model_plan, resolve_group
-from mlperf_scaling.tasks.planning.plan import PlanError
+from mlperf_scaling.tasks.planning.requests import PlanError
 from mlperf_scaling.tasks.planning.work import PRECISION_COLUMN, Request, training_flops
 from mlperf_scaling.warehouse.read import read_queries
 
-RULES_TO_REQUEST = {"bfloat16": "bf16", "bf16": "bf16", "fp16": "fp16", "fp8": "fp8"}
+RULES_TO_REQUEST = {"bfloat16": "bf16"} | {name: name for name in PRECISION_COLUMN}  # a run's stated precision as --precision takes it
 RULE_OF_THUMB = 0.40  # of the 16-bit peak
 
 
@@ -53,8 +53,12 @@ def main(argv: list[str] | None = None) -> int:
             uncounted += 1
             print(f"{row['run']}: no count reported: not planned")
             continue
-        precision = RULES_TO_REQUEST.get(row["precision"].strip().lower()) if row.get("precision") else None
-        assert precision is None or precision in PRECISION_COLUMN
+        stated = (row.get("precision") or "").strip().lower()
+        if stated and stated not in RULES_TO_REQUEST:
+            print(f"{row['run']}: precision {stated!r} is none the planner takes: not planned")
+            refused += 1
+            continue
+        precision = RULES_TO_REQUEST.get(stated)
         try:
             group = resolve_group(evidence, row["accelerator_group"])
             request = Request(float(row["active_parameters"] or row["parameters"]), float(row["parameters"]), _number(row, "seq_len") or 8192,
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         low, high = made.accelerator_hours_low, made.accelerator_hours_high
         inside = low is not None and high is not None and low <= reported <= high
         spec = datasheet_of(request)
-        sixteen = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16") if spec is not None else None
+        sixteen = (spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")) if spec is not None else None
         rule = training_flops(request.active_parameters, float(row["tokens"]), request.seq_len) / (RULE_OF_THUMB * sixteen * 1e12) / 3600 if sixteen else None
         errors.append(abs(error))
         held.append(inside)

@@ -30,14 +30,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from mlperf_scaling.reference.lookup import global_batches
-from mlperf_scaling.tasks.planning.work import Request, human_count, layers
+from mlperf_scaling.tasks.planning.work import LORA_BYTES_PER_PARAMETER, Request, human_count, layers, size_weights
 
 NODE = 8  # accelerators of a node: tensor parallelism within it is how a batch of few sequences keeps more busy
 TENSOR_PARALLEL_MAX = 8  # tensor parallelism beyond a node's accelerators is rare: the largest model-parallel degree is
 # this x one pipeline stage per layer
 WEIGHTS_AND_GRADIENTS = 4.0  # bytes a parameter: 16-bit weights and gradients, on each model-parallel shard
 MODEL_PARALLEL_MEMORY = 0.5  # of an accelerator's memory for them; activations and the sharded optimiser state take the rest
-SIZE_BANDWIDTH = 1.0  # in ln(parameters): a public run e times larger or smaller weighs exp(-1/2)
+MAX_BATCH_TOKENS = 1e9  # fifteen times the largest step public runs took (Kimi K2's 67M): beyond, a step nobody trains
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def default_batch_tokens(parameters: float) -> tuple[float, str]:
     """The batch public runs of this size used, and the runs it leans on most."""
     runs = global_batches()
     sizes = np.array([run.parameters for run in runs])
-    weights = np.exp(-((np.log(sizes / parameters) / SIZE_BANDWIDTH) ** 2) / 2)
+    weights = size_weights(sizes, parameters)
     if weights.sum() < 1e-12:  # far beyond every public run: the nearest alone
         weights = (np.abs(np.log(sizes / parameters)) == np.abs(np.log(sizes / parameters)).min()).astype(float)
     tokens = float(np.exp(np.sum(weights * np.log([run.batch_tokens for run in runs])) / weights.sum()))
@@ -66,13 +66,13 @@ def default_batch_tokens(parameters: float) -> tuple[float, str]:
     return tokens, f"public runs of about this size (reference/global_batches.tsv: {named}, ...)"
 
 
-def model_parallel_degree(request: Request, memory_gb: float | None) -> int:
-    """The smallest power of two of accelerators whose memory holds the dense path's weights and gradients (1 where the
-    memory is unknown)."""
+def model_parallel_degree(active_parameters: float, lora: bool, memory_gb: float | None) -> int:
+    """The smallest power of two of accelerators whose memory holds the dense path's weights and gradients (LoRA's
+    frozen weights alone); 1 where the memory is unknown."""
     if memory_gb is None:
         return 1
-    per_parameter = WEIGHTS_AND_GRADIENTS / 2 if request.lora else WEIGHTS_AND_GRADIENTS
-    needed = request.active_parameters * per_parameter / (MODEL_PARALLEL_MEMORY * memory_gb * 1e9)
+    per_parameter = LORA_BYTES_PER_PARAMETER if lora else WEIGHTS_AND_GRADIENTS
+    needed = active_parameters * per_parameter / (MODEL_PARALLEL_MEMORY * memory_gb * 1e9)
     return 2 ** max(0, math.ceil(math.log2(max(needed, 1.0))))
 
 
@@ -84,7 +84,7 @@ def largest_model_parallel(request: Request) -> int:
 def pipeline_efficiency(active_parameters: float, lora: bool, memory_gb: float | None, seq_len: float, batch_tokens: float,
                         accelerators: float) -> float:
     """The share of a step's time its pipeline computes at N accelerators: m / (m + (PP - 1) / v)."""
-    needed = model_parallel_degree(Request(active_parameters, active_parameters, seq_len, "", bytes_per_parameter=2 if lora else 16), memory_gb)
+    needed = model_parallel_degree(active_parameters, lora, memory_gb)
     sequences = max(batch_tokens / seq_len, 1.0)
     degree = min(max(needed, math.ceil(accelerators / sequences)), max(accelerators, 1.0))  # more where the batch has too few sequences
     stages = max(degree / TENSOR_PARALLEL_MAX, 1.0)
@@ -103,5 +103,5 @@ def plan_batch(request: Request, memory_gb: float | None) -> Batch:
         tokens, basis = default_batch_tokens(request.parameters)
         given = False
     sequences = max(1, math.floor(tokens / request.seq_len))
-    degree = model_parallel_degree(request, memory_gb)
+    degree = model_parallel_degree(request.active_parameters, request.lora, memory_gb)
     return Batch(tokens, sequences, given, basis, degree, largest_model_parallel(request), sequences * max(degree, NODE))

@@ -22,11 +22,10 @@ import polars as pl
 
 from mlperf_scaling.reference.lookup import classify_accelerator
 from mlperf_scaling.tasks.metrics.accelerators import group_name
-from mlperf_scaling.tasks.planning.batch import NODE, Batch, plan_batch
+from mlperf_scaling.tasks.planning.batch import MAX_BATCH_TOKENS, NODE, Batch, plan_batch
 from mlperf_scaling.tasks.planning.datasheets import datasheet_groups, datasheet_of, does_not_fit, memory_of, smallest_that_fits
 from mlperf_scaling.tasks.planning.pace import Calibrated, CountBounds, Pace, pace
 from mlperf_scaling.tasks.planning.pace_backtest import ACCELERATOR, BacktestFigures, backtest_figures, calibration, count_bounds, time_bounds
-from mlperf_scaling.tasks.planning.plan import PlanError, normal_name
 from mlperf_scaling.tasks.planning.production import (
     ORGANISATION,
     ProductionEstimate,
@@ -35,9 +34,11 @@ from mlperf_scaling.tasks.planning.production import (
     production_figures,
     production_learnt,
 )
+from mlperf_scaling.tasks.planning.requests import PlanError, normal_name
 from mlperf_scaling.tasks.planning.work import Request, attention_share, human_count, training_flops
 
 MAX_PARAMETERS = 10e12  # beyond any model trained (the largest public ones have 1-2T): a size nothing here can speak to
+MAX_SEQUENCE = 2**20  # tokens: the longest context models are trained at (a long-context phase of about a million tokens)
 SEARCH_STEP = 1.01  # a deadline's search steps through whole nodes by at most 1 % of the count
 
 
@@ -83,6 +84,7 @@ class Answer:
     production: Estimate | None = None
     meets_deadline: bool | None = None  # on the slow end of the production interval (of the pace's where there is none)
     capped: str | None = None  # why an interval's fast end stops at the physical peak
+    production_factor: float | None = None  # the production estimate over the pace at this count
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ class ModelPlan:
     answers: list[Answer]  # the count asked for, the one a deadline needs, or a ladder of counts
     chosen: Answer | None  # the count asked for or the deadline's; None for a ladder
     why_chosen: str | None
-    fastest: Answer | None  # the count that trains soonest within the batch's bound
+    fastest: Answer | None  # the count that trains soonest (production estimate, else pace) within the batch's bound or what you have
+    largest: int | None  # the largest count searched: the batch's bound, or --max-accelerators below it
     power: Power | None
     figures: BacktestFigures
     pooled_figures: BacktestFigures  # the backtest that leaves each accelerator out (a pooled pace's)
@@ -189,7 +192,7 @@ def _answer(s: _Setting, accelerators: int) -> Answer:
     pace_estimate = _estimate(hours, low, high, accelerators, s.power, s.price)
     made = None
     if s.production is not None:
-        made_hours = hours * s.production.factor_at(mfu)
+        made_hours = hours * s.production.factor_at(mfu / t.mfu_compute)  # type: ignore[operator]
         made_low = made_high = None
         if s.production.log_bounds is not None:
             # the public runs' bounds hold for a pace as near its evidence as theirs; what the pace's interval widens
@@ -210,36 +213,40 @@ def _answer(s: _Setting, accelerators: int) -> Answer:
         made = _estimate(made_hours, made_low, made_high, accelerators, s.power, s.price)
     slow = made.hours_high if made is not None else pace_estimate.hours_high
     meets = None if s.deadline_min is None or slow is None else slow * 60 <= s.deadline_min
-    return Answer(accelerators, mfu, share, t.count_beyond(accelerators), pace_estimate, made, meets, capped)
+    return Answer(accelerators, mfu, share, t.count_beyond(accelerators), pace_estimate, made, meets, capped,
+                  made.hours / hours if made is not None else None)
 
 
-def _production(cases: pl.DataFrame | None, t: Pace, request: Request, pace_mfu: float) -> ProductionEstimate | None:
+def _production(cases: pl.DataFrame | None, t: Pace, request: Request, overhead_share: float) -> ProductionEstimate | None:
     spec = datasheet_of(request)
     if cases is None or cases.height < 10 or spec is None or t.precision is None:
         return None
     sixteen = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")
     if sixteen is None:
         return None
-    return estimate_factor(cases, sixteen, t.precision, request.moe, spec.architecture, t.mfu_compute, pace_mfu)  # type: ignore[arg-type]
+    compute_16bit = t.mfu_compute * t.peak_tflops / sixteen  # type: ignore[operator]
+    return estimate_factor(cases, sixteen, t.precision, request.moe, spec.architecture, compute_16bit, overhead_share)
 
 
 def _ladder(smallest: int, largest: int) -> list[int]:
     """Counts to show when none was asked: powers of two from the fewest whose memory holds the model to the largest the
-    batch keeps busy, and that one."""
+    batch keeps busy (or you have), and that one."""
     counts, n = [], 2 ** math.ceil(math.log2(max(smallest, 1)))
     while n < largest:
         counts.append(n)
         n *= 2
-    return counts + [largest] if largest >= smallest else [smallest]
+    return counts + [largest]
 
 
 def _search_counts(smallest: int, largest: int) -> list[int]:
-    """Whole nodes from the smallest that fits to the largest useful, each at most 1 % above the last."""
-    counts, n = [], max(NODE * math.ceil(smallest / NODE), NODE)
+    """The counts a deadline searches: powers of two below a node from the smallest that fits, then whole nodes to the
+    largest, each at most 1 % above the last, and the largest itself."""
+    counts = [n for n in (1, 2, 4) if smallest <= n < NODE and n <= largest]
+    n = max(NODE * math.ceil(smallest / NODE), NODE)
     while n <= largest:
         counts.append(n)
         n = max(n + NODE, NODE * math.floor(n * SEARCH_STEP / NODE))
-    return counts or [largest]
+    return counts if counts and counts[-1] == largest else [*counts, largest]
 
 
 def duration_words(hours: float) -> str:
@@ -251,11 +258,43 @@ def _checked(request: Request, tokens: float) -> None:
     if request.parameters > MAX_PARAMETERS:
         raise PlanError(f"--model-params {human_count(request.parameters)}: beyond any model trained (the largest public ones have 1-2T "
                         f"parameters); the planner speaks to at most {human_count(MAX_PARAMETERS)}")
+    if request.seq_len > MAX_SEQUENCE:
+        raise PlanError(f"--seq-len {human_count(request.seq_len)}: longer than any model trains at (at most {human_count(MAX_SEQUENCE)} tokens)")
     if request.global_batch_tokens is not None and request.global_batch_tokens < request.seq_len:
         raise PlanError(f"--global-batch-tokens {human_count(request.global_batch_tokens)}: less than one sequence of "
                         f"{request.seq_len:,.0f} tokens (--seq-len)")
+    if request.global_batch_tokens is not None and request.global_batch_tokens > MAX_BATCH_TOKENS:
+        raise PlanError(f"--global-batch-tokens {human_count(request.global_batch_tokens)}: beyond any step public runs took (the largest, "
+                        f"Kimi K2's, was 67M tokens); the planner speaks to at most {human_count(MAX_BATCH_TOKENS)}")
     if tokens < request.seq_len:
         raise PlanError(f"--tokens {human_count(tokens)}: less than one sequence of {request.seq_len:,.0f} tokens")
+
+
+def _bounded(request: Request, batch: Batch, tokens: float, smallest: int, max_accelerators: int | None, fastest_words: str) -> None:
+    """What the batch and the memory leave no count for, in one line each."""
+    group = request.accelerator_group
+    if batch.model_parallel > batch.largest_model_parallel:
+        raise PlanError(f"{human_count(request.parameters)} parameters do not fit even at the largest model-parallel degree: "
+                        f"{batch.model_parallel:,} {group} would hold one copy's weights and gradients, "
+                        f"more than tensor parallelism of 8 x one pipeline stage per layer ({batch.largest_model_parallel:,})")
+    if batch.tokens < request.seq_len:
+        raise PlanError(f"--seq-len {request.seq_len:,.0f}: longer than the global batch ({human_count(batch.tokens)} tokens, {batch.basis}); "
+                        f"give --global-batch-tokens")
+    if tokens < batch.tokens:
+        raise PlanError(f"--tokens {human_count(tokens)}: fewer than one global batch ({human_count(batch.tokens)} tokens, {batch.basis}): "
+                        f"not one optimiser step; give --global-batch-tokens for a smaller batch")
+    if smallest > batch.largest_useful:
+        raise PlanError(f"{human_count(request.parameters)} parameters need at least {smallest:,} {group} to hold their weights and optimiser "
+                        f"state, more than the global batch keeps busy ({batch.largest_useful:,}: {batch.sequences:,} sequences of "
+                        f"{request.seq_len:,.0f}); give --global-batch-tokens for a larger batch")
+    if max_accelerators is not None and max_accelerators < smallest:
+        raise PlanError(f"--max-accelerators {max_accelerators:,}: fewer than the {smallest:,} {group} that hold "
+                        f"{human_count(request.parameters)} parameters' weights and optimiser state")
+    if request.accelerators is not None and request.accelerators > batch.largest_useful:
+        raise PlanError(f"{request.accelerators:,} {group} is more than the global batch keeps busy: {batch.sequences:,} sequences of "
+                        f"{request.seq_len:,.0f} ({human_count(batch.tokens)} tokens, {batch.basis}) at one per replica x model "
+                        f"parallelism {max(batch.model_parallel, NODE)} = at most {batch.largest_useful:,}; {fastest_words}; "
+                        f"give --global-batch-tokens for a larger batch")
 
 
 def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Request, tokens: float, deadline_min: float | None = None,
@@ -274,25 +313,27 @@ def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Req
     figures, pooled_figures = backtest_figures(backtest), backtest_figures(backtest, ACCELERATOR)
     scale_figures = backtest_figures(scale, held_out="benchmark") if scale is not None and not scale.is_empty() else None
     flops = training_flops(request.active_parameters, tokens, request.seq_len)
-    empty = ModelPlan(request, tokens, flops, attention_share(request.active_parameters, request.seq_len), found, None, None, None, None, None,
-                      [], None, None, None, None, figures, pooled_figures, scale_figures, None,
-                      production_figures(production) if production is not None and not production.is_empty() else None, deadline_min, found.refused)
+    empty = ModelPlan(request=request, tokens=tokens, flops=flops, attention_share=attention_share(request.active_parameters, request.seq_len),
+                      pace=found, batch=None, mfu_low=None, mfu_high=None, mfu_capped=None, reach_seen=None, answers=[], chosen=None,
+                      why_chosen=None, fastest=None, largest=None, power=None, figures=figures, pooled_figures=pooled_figures, scale_figures=scale_figures,
+                      production=None, deadline_min=deadline_min, refused=found.refused,
+                      production_figures=production_figures(production) if production is not None and not production.is_empty() else None)
     if found.refused:
         return empty
     batch = plan_batch(request, memory)
-    if batch.model_parallel > batch.largest_model_parallel:
-        raise PlanError(f"{human_count(request.parameters)} parameters do not fit even at the largest model-parallel degree: "
-                        f"{batch.model_parallel:,} {request.accelerator_group} would hold one copy's weights and gradients, "
-                        f"more than tensor parallelism of 8 x one pipeline stage per layer ({batch.largest_model_parallel:,})")
-    if tokens < batch.tokens:
-        raise PlanError(f"--tokens {human_count(tokens)}: fewer than one global batch ({human_count(batch.tokens)} tokens, {batch.basis}): "
-                        f"not one optimiser step; give --global-batch-tokens for a smaller batch")
+    smallest = smallest_that_fits(request, memory)
     bounds = calibration(backtest, ACCELERATOR if found.pooled else "benchmark")
     count = count_bounds(scale) if scale is not None else None
-    smallest = smallest_that_fits(request, memory)
     reference = min(request.accelerators or smallest, batch.largest_useful)  # the count the factor is said at
-    made = _production(cases, found, request, found.mfu_at(reference, batch.tokens))
+    made = _production(cases, found, request, found.mfu_at(reference, batch.tokens) / found.mfu_compute)  # type: ignore[operator]
     setting = _Setting(flops, found, batch, bounds, count, made, _power(evidence, request.accelerator_group), price, deadline_min)
+    largest = batch.largest_useful if max_accelerators is None else min(batch.largest_useful, max_accelerators)
+    within = [_answer(setting, n) for n in _search_counts(smallest, largest)] if smallest <= largest else []
+    fastest = min(within, key=lambda a: ((a.production or a.pace).hours, a.accelerators)) if within else None
+    _bounded(request, batch, tokens, smallest, max_accelerators,
+             f"the fastest within it is {fastest.accelerators:,}, about {duration_words((fastest.production or fastest.pace).hours)}"
+             if fastest is not None else "no count fits")
+    assert fastest is not None
     mfu_low = mfu_high = capped = None
     if found.mfu_compute is not None and bounds is not None:
         low, high = found.widened(bounds)
@@ -301,41 +342,34 @@ def make_model_plan(evidence: pl.DataFrame, backtest: pl.DataFrame, request: Req
             capped = (f"the interval's upper end would pass the physical peak ({mfu_high:.3f}): the evidence cannot be trusted "
                       f"that far ({'; '.join(found.far) or 'its spread'}), so it stops at 1")
             mfu_high = 1.0
-    largest = batch.largest_useful if max_accelerators is None else min(batch.largest_useful, max_accelerators)
-    counts = _search_counts(smallest, batch.largest_useful)
-    times = [_answer(setting, n) for n in counts]
-    fastest = min(times, key=lambda a: a.pace.hours)
     plan = replace(empty, batch=batch, mfu_low=mfu_low, mfu_high=mfu_high, mfu_capped=capped,
-                   reach_seen=bounds.reach_seen if bounds is not None else None, fastest=fastest, production=made,
+                   reach_seen=bounds.reach_seen if bounds is not None else None, fastest=fastest, largest=largest, production=made,
                    power=setting.power)
     if request.accelerators is not None:
-        n = request.accelerators
-        if n > batch.largest_useful:
-            raise PlanError(f"{n:,} {request.accelerator_group} is more than the global batch keeps busy: {batch.sequences:,} sequences of "
-                            f"{request.seq_len:,.0f} ({human_count(batch.tokens)} tokens, {batch.basis}) at one per replica x model "
-                            f"parallelism {max(batch.model_parallel, NODE)} = at most {batch.largest_useful:,}, about "
-                            f"{duration_words(_answer(setting, batch.largest_useful).pace.hours)} at the MLPerf pace; "
-                            f"give --global-batch-tokens for a larger batch")
-        if (too_small := does_not_fit(request, n, memory)) is not None:
+        if (too_small := does_not_fit(request, request.accelerators, memory)) is not None:
             raise PlanError(too_small)
-        chosen = _answer(setting, n)
+        chosen = _answer(setting, request.accelerators)
         return replace(plan, answers=[chosen], chosen=chosen, why_chosen="the count asked for")
     if deadline_min is not None:
         if bounds is None:
             raise PlanError("--deadline needs an interval, and no language-model benchmark could be predicted from another yet")
         basis = "the production estimate's" if made is not None else "the MLPerf pace's"
-        within = [a for a in times if a.accelerators <= largest]
         meeting = [a for a in within if a.meets_deadline]
         if meeting:
-            chosen, why = meeting[0], f"the fewest whole nodes that meet the deadline on {basis} slow end"
-        elif max_accelerators is not None and max_accelerators < batch.largest_useful and any(a.meets_deadline for a in times):
-            chosen = _answer(setting, max_accelerators)
-            needed = next(a.accelerators for a in times if a.meets_deadline)
-            why = (f"the deadline needs more than {max_accelerators:,} {request.accelerator_group} on {basis} slow end (at least "
-                   f"{needed:,}); {max_accelerators:,} (--max-accelerators) is what you have")
+            chosen, why = meeting[0], f"the fewest that meet the deadline on {basis} slow end"
+        elif largest < batch.largest_useful and (needed := _first_meeting(setting, largest, batch.largest_useful)) is not None:
+            chosen = within[-1]
+            why = (f"the deadline needs more than {largest:,} {request.accelerator_group} on {basis} slow end (at least "
+                   f"{needed:,}); {largest:,} (--max-accelerators) is what you have")
         else:
-            chosen = min(within or times, key=lambda a: (a.production or a.pace).hours_high or math.inf)
-            why = (f"no count meets the deadline: the fastest within the batch's bound of {batch.largest_useful:,} is {chosen.accelerators:,}, "
-                   f"and even its slow end is {duration_words((chosen.production or chosen.pace).hours_high or math.nan)}; nothing is promised")
+            chosen = fastest
+            bound = f"the {largest:,} you have" if largest < batch.largest_useful else f"the batch's bound of {batch.largest_useful:,}"
+            why = (f"no count meets the deadline: the fastest within {bound} is {chosen.accelerators:,}, and even its slow end is "
+                   f"{duration_words((chosen.production or chosen.pace).hours_high or math.nan)}; nothing is promised")
         return replace(plan, answers=[chosen], chosen=chosen, why_chosen=why)
     return replace(plan, answers=[_answer(setting, n) for n in _ladder(smallest, largest)])
+
+
+def _first_meeting(setting: _Setting, above: int, largest: int) -> int | None:
+    """The fewest accelerators above `above` (and within the batch's bound) that meet the deadline; None where none does."""
+    return next((n for n in _search_counts(above + 1, largest) if _answer(setting, n).meets_deadline), None)

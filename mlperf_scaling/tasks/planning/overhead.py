@@ -19,8 +19,8 @@ accelerator, precision) the utilisation falls with W, and the least squares of 1
 accelerator generation (architecture) and shrunk toward every generation's (the least squares of them all) as
 n / (n + SHRINK), n its scores in cells measured at two counts or more: a generation measured over a wide range of
 counts keeps its own, one measured at a single count takes every generation's. (The median of the generations' own as
-the target instead erred more in every backtest: 11.9 % against 9.0 % at counts never seen, 20.1 % against 15.9 %
-across benchmarks.)
+the target instead erred more in every backtest, at counts never seen and across benchmarks; so did an overhead that
+grows with the parameters each accelerator holds, as an all-reduce's would.)
 """
 
 from __future__ import annotations

@@ -37,9 +37,8 @@ from mlperf_scaling.tasks.planning.datasheets import datasheet_groups, datasheet
 from mlperf_scaling.tasks.planning.overhead import StepOverhead, fit_step_overhead, utilisation, with_compute_utilisation
 from mlperf_scaling.tasks.planning.precision import BITS, PrecisionChange, PrecisionChanges, learn_precision_changes
 from mlperf_scaling.tasks.planning.reach import beyond, distance_words
-from mlperf_scaling.tasks.planning.work import LORA, PRECISION_COLUMN, PRETRAINING, Request, flops_per_token, human_count
+from mlperf_scaling.tasks.planning.work import LORA, PRECISION_COLUMN, PRETRAINING, Request, flops_per_token, human_count, size_weights
 
-SIZE_BANDWIDTH = 1.0  # in ln(active parameters): a benchmark e times larger or smaller weighs exp(-1/2)
 KIND_REACH = math.e  # a mixture of experts planned from dense models (or the reverse) is as far as a model e times larger
 # Beyond the farthest reach the backtest saw, the log bounds widen by 1 + ln(reach / that), to at most twice: the
 # backtest's errors did not grow with the reach (a guard, not a measurement), and without a bound a 100M model on an
@@ -170,10 +169,14 @@ class Pace:
         where = f"on {self.architecture}" if not self.pooled else "on any accelerator"
         return distance_words(d, f"{accelerators:,} accelerators", f"the largest count measured {where} ({self.largest_measured:,})")
 
+    def reach_scale(self, bounds: Calibrated) -> float:
+        """How many times as wide the calibrated log bounds are for this reach: 1 within the backtest's farthest case."""
+        return min(1.0 + math.log(max(self.reach / bounds.reach_seen, 1.0)), REACH_SCALE_MAX)
+
     def widened(self, bounds: Calibrated, count: CountBounds | None = None, accelerators: int | None = None) -> tuple[float, float]:
         """A log interval's bounds, widened where the request lies farther from the evidence than any backtested case did,
         by a precision change's spread, and by a count beyond the largest measured."""
-        scale = min(1.0 + math.log(max(self.reach / bounds.reach_seen, 1.0)), REACH_SCALE_MAX)
+        scale = self.reach_scale(bounds)
         low, high = bounds.low * scale, bounds.high * scale
         extras = []
         for change in (self.change, self.training_change):
@@ -310,8 +313,7 @@ def _cells(rows: pl.DataFrame, active_parameters: float) -> list[Cell]:
         pl.col("accelerators").min().alias("low"), pl.col("accelerators").max().alias("high"),
         pl.col("mfu_compute").log().mean().exp().alias("mfu"),
     ).sort("benchmark")
-    distance = np.log(per["active_parameters"].to_numpy() / active_parameters) / SIZE_BANDWIDTH
-    weights = np.exp(-(distance**2) / 2)
+    weights = size_weights(per["active_parameters"].to_numpy(), active_parameters)
     weights = weights / weights.sum()
     return [Cell(r["benchmark"], r["active_parameters"], r["seq_len"], r["scores"], r["rounds"], r["low"], r["high"], r["mfu"], float(w))
             for r, w in zip(per.iter_rows(named=True), weights, strict=True)]

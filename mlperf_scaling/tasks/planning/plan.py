@@ -20,13 +20,10 @@ from mlperf_scaling.tasks.planning.calibration import Calibration
 from mlperf_scaling.tasks.planning.group_planner import PREDICTED, Planner, Step, planner
 from mlperf_scaling.tasks.planning.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
 from mlperf_scaling.tasks.planning.recommend import Recommendation, recommend
+from mlperf_scaling.tasks.planning.requests import PlanError, normal_name
 from mlperf_scaling.tasks.score.rules import ruleset_name
 
 CURVE_DOUBLINGS = 2  # the curve goes this many doublings past the largest count measured, marked extrapolated
-
-
-class PlanError(ValueError):
-    """The request names nothing the warehouse holds; the message says what it does hold."""
 
 
 _NUMBER = r"\d+(?:\.\d+)?"
@@ -51,11 +48,6 @@ def parse_minutes(text: str) -> float:
     if minutes <= 0:
         raise ValueError(f"a deadline must be longer than zero: {text!r}")
     return minutes
-
-
-def normal_name(text: str) -> str:
-    """A name as compared: case, spaces, hyphens and underscores ignored (H100-SXM, h100 sxm)."""
-    return re.sub(r"[\s_\-]+", "", text).lower()
 
 
 def _suggestion(wanted: str, known: list[str]) -> str:

@@ -9,8 +9,9 @@ the benchmark's own smaller counts among it, and each hidden score is predicted 
 
 The interval: the errors r = ln(measured / predicted utilisation) grow with the distance, so each is scaled to
 z = r / (1 + ln d), and the stated interval of a case at distance d is the split-conformal 5 % and 95 % quantiles of z
-x (1 + ln d). In the backtest a cell's interval is learnt from the other cells' cases only (nested), so the coverage it
-records is out of sample. A model plan beyond the largest count measured on its generation widens its interval by the
+x (1 + ln d). In the backtest a cell's interval is learnt from the other benchmarks' cases only (nested: not from the
+same benchmark on another accelerator or precision either). The step overhead the predictions use is learnt with the
+other benchmarks' large counts (a generation's large counts of every benchmark are hidden only for the cell predicted). A model plan beyond the largest count measured on its generation widens its interval by the
 same quantiles x ln d (its own interval already holds the error at the counts measured: pace.Pace.widened).
 """
 
@@ -75,15 +76,14 @@ def _hidden_cell(evidence: pl.DataFrame, benchmark: str, group: str, precision: 
 
 def scale_backtest(evidence: pl.DataFrame) -> pl.DataFrame:
     """Every hidden score of every cell measured over a wide range of counts, predicted from its smaller counts, with its
-    interval learnt from the other cells (nested)."""
+    interval learnt from the other benchmarks' cells (nested)."""
     cases = pl.DataFrame([case for cell in _cells(evidence) for case in _hidden_cell(evidence, *cell)], schema=_SCHEMA)
     if cases.is_empty():
         return cases.with_columns(pl.lit(None, pl.Float64).alias("error_pct"), pl.lit(None, pl.Boolean).alias("covered"))
     lows: list[float | None] = []
     highs: list[float | None] = []
     for row in cases.iter_rows(named=True):
-        others = cases.filter((pl.col("benchmark") != row["benchmark"]) | (pl.col("accelerator_group") != row["accelerator_group"])
-                              | (pl.col("precision") != row["precision"]))
+        others = cases.filter(pl.col("benchmark") != row["benchmark"])  # the benchmark's other cells are not the case's to learn from
         bounds = count_bounds(others)
         if bounds is None or row["log_ratio"] is None:
             lows.append(None)

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 ASPECT_RATIO = 128.0  # d_model / layers of the measured models
+SIZE_BANDWIDTH = 1.0  # in ln(parameters): a model e times larger or smaller than the one planned weighs exp(-1/2)
 BYTES_PER_PARAMETER = 16  # mixed-precision Adam: 16-bit weights and gradients, 32-bit master weights and two moments
 LORA, LORA_BYTES_PER_PARAMETER = "LoRA fine-tuning", 2  # frozen 16-bit weights; the adapters' state is negligible
 PRETRAINING = "pretraining"  # benchmark_work.tsv's other kind of training
@@ -30,6 +33,12 @@ def human_count(value: float) -> str:
         if value >= size:
             return f"{value / size:.3g}{suffix}"
     return f"{value:.3g}"
+
+
+def size_weights(sizes: np.ndarray, parameters: float) -> np.ndarray:
+    """How much models of these sizes speak for one of `parameters`: exp(-ln(P / P_i)^2 / 2), one e-fold of parameters
+    (the pace weighs the benchmarks so, the batch the public runs)."""
+    return np.exp(-((np.log(sizes / parameters) / SIZE_BANDWIDTH) ** 2) / 2)
 
 
 def d_model(active_parameters: float) -> float:
