@@ -41,6 +41,14 @@ def test_the_gaps_are_filled():
     # a V100S is not a V100: its row is matched by name
     assert accelerator_spec("V100", "PCIe", 32, "Nvidia Tesla V100S-PCIe-32GB").peak_tflops["fp16"] == 130
     assert accelerator_spec("V100", "PCIe", 32, "Tesla V100-PCIE-32GB").peak_tflops["fp16"] == 112
+    # the four the planner lacked: a GH200 is an H100's chip (NVIDIA's GH200 datasheet, sparse figures halved), its 144 GB
+    # part matched by name; Gaudi 3's matrix engines; Ironwood's FP8 as Google states it per chip; B100 from NVIDIA's HGX table
+    gh200 = accelerator_spec("GH200", "superchip", None)
+    assert gh200 is not None and gh200.peak_tflops["bf16"] == 989.5 and gh200.peak_tflops["fp8"] == 1979 and gh200.memory_gb == 96
+    assert accelerator_spec("GH200", "superchip", 144, "NVIDIA GH200 144G HBM3e").memory_gb == 144
+    assert accelerator_spec("Gaudi3", "OAM", 128).peak_tflops["bf16"] == 1678
+    assert accelerator_spec("TPU Ironwood", "board", 192).peak_tflops == {"bf16": 2307, "fp8": 4614}
+    assert accelerator_spec("B100", "SXM", 192).peak_tflops["fp4"] == 7000
 
 
 def test_peaks_are_dense_and_ordered_by_precision():

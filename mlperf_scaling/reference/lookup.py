@@ -322,6 +322,20 @@ class BenchmarkWork:
     parameters: float | None = None  # a language model's; None for the others
     active_parameters: float | None = None  # per token: fewer than `parameters` for a mixture of experts
     training: str | None = None  # "pretraining" or "LoRA fine-tuning" for the language models the planner transfers from
+    layers: int | None = None  # a language model's architecture, where the table gives it: its attention FLOPs
+    attention_qk_width: float | None = None  # query heads x per-head dimension of the scores
+    attention_v_width: float | None = None  # query heads x per-head dimension of the values
+    attention_window: float | None = None  # a sliding window's tokens, on `windowed_layers` of the layers
+    windowed_layers: int = 0
+
+    def attention_flops_per_token(self, seq_len: float) -> float | None:
+        """Attention's training FLOPs per token, as PaLM's appendix B counts them (no causal halving): forward 2 x context
+        x (qk + v width) a layer, three times that with the backward pass; a windowed layer's context is its window."""
+        if not self.layers or not self.attention_qk_width or not self.attention_v_width:
+            return None
+        windowed = min(self.windowed_layers, self.layers)
+        context = (self.layers - windowed) * seq_len + windowed * min(self.attention_window or seq_len, seq_len)
+        return 6.0 * context * (self.attention_qk_width + self.attention_v_width)
 
 
 @functools.cache
@@ -339,7 +353,10 @@ def benchmark_work(canonical_name: str, round_name: str) -> BenchmarkWork | None
             continue
         return BenchmarkWork(row["unit"], _float_or_none(row["samples_per_epoch"]), _float_or_none(row["tokens_per_sample"]),
                              _float_or_none(row["flops_per_token"]), _float_or_none(row["flops_per_sample"]), row["source"],
-                             _float_or_none(row["parameters"]), _float_or_none(row["active_parameters"]), row["training"] or None)
+                             _float_or_none(row["parameters"]), _float_or_none(row["active_parameters"]), row["training"] or None,
+                             int(row["layers"]) if row["layers"] else None, _float_or_none(row["attention_qk_width"]),
+                             _float_or_none(row["attention_v_width"]), _float_or_none(row["attention_window"]),
+                             int(row["windowed_layers"]) if row["windowed_layers"] else 0)
     return None
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from mlperf_scaling.reference.lookup import benchmark_work
+from mlperf_scaling.reference.lookup import BenchmarkWork, benchmark_work
 from mlperf_scaling.tasks.planning.batch import pipeline_efficiency
 from mlperf_scaling.tasks.planning.datasheets import datasheet_of_group
-from mlperf_scaling.tasks.planning.work import LORA, attention_share, flops_per_token
+from mlperf_scaling.tasks.planning.work import LORA, attention_share
 
 _SCHEMA = {
     "benchmark": pl.String, "round": pl.String, "submitter": pl.String, "system": pl.String, "accelerator_family": pl.String,
@@ -19,6 +19,17 @@ _SCHEMA = {
     "global_batch_tokens": pl.Float64, "step_compute_s": pl.Float64, "pipeline_efficiency": pl.Float64, "model_flops_with_attention": pl.Float64,
     "mfu_with_attention": pl.Float64, "w_per_accelerator": pl.Float64,
 }
+
+
+def benchmark_attention_share(work: BenchmarkWork) -> float:
+    """Attention's FLOPs over the dense layers' for a benchmark's model: counted on its own architecture where the table
+    gives it (grouped-query, multi-head latent and sliding-window attention, and LoRA's 4 x parameters, each as they
+    are), else at the measured models' aspect ratio."""
+    assert work.active_parameters is not None and work.tokens_per_sample is not None
+    attention = work.attention_flops_per_token(work.tokens_per_sample)
+    if attention is None:
+        return attention_share(work.active_parameters, work.tokens_per_sample)
+    return attention / ((4.0 if work.training == LORA else 6.0) * work.active_parameters)
 
 
 def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
@@ -36,9 +47,9 @@ def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
         if group not in specs:
             spec = datasheet_of_group(group)
             specs[group] = (spec.architecture, spec.memory_gb) if spec is not None else (None, None)
-        share = attention_share(work.active_parameters, work.tokens_per_sample)
+        share = benchmark_attention_share(work)
         batch_tokens = row["global_batch_size"] * work.tokens_per_sample if row.get("global_batch_size") else None
-        per_token = flops_per_token(work.active_parameters, work.tokens_per_sample, work.training == LORA)
+        per_token = (4.0 if work.training == LORA else 6.0) * work.active_parameters * (1.0 + share)
         step = (per_token * batch_tokens / row["accelerators"] / (row["peak_tflops"] * 1e12)
                 if batch_tokens and row["accelerators"] and row["peak_tflops"] else None)
         pipeline = (pipeline_efficiency(work.active_parameters, work.training == LORA, specs[group][1], work.tokens_per_sample, batch_tokens,
