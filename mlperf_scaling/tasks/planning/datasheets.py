@@ -39,12 +39,6 @@ def datasheet_groups() -> list[str]:
     return sorted({group_name(spec.family, spec.form_factor, spec.family) for spec in accelerator_specs() if spec.peak_tflops})
 
 
-def architecture_of(group: str) -> str | None:
-    """The generation a comparable group belongs to (NVIDIA Hopper for H100-SXM and H200-SXM)."""
-    spec = datasheet_of_group(group)
-    return spec.architecture if spec is not None else None
-
-
 def median_memory_gb(rows: pl.DataFrame) -> float | None:
     """The accelerators' memory as their systems describe it; None where none says."""
     memory = rows["accelerator_memory_gb"].drop_nulls().to_numpy()
