@@ -93,7 +93,9 @@ def _context(round_name: str) -> pl.DataFrame:
 def test_v51_language_models_are_scored_at_the_precision_they_used():
     context = _context("v5.1")
     gb300 = context.filter(pl.col("system") == "theia_ngpu512_ngc25.09_nemo", pl.col("benchmark") == "llama31_405b").row(0, named=True)
-    assert (gb300["precision"], gb300["precision_source"], gb300["peak_precision"]) == ("nvfp4", "config name", "fp4")
+    # the system's README names config_GB300_128x4x72xtp2pp8cp2_cg_fp4.sh, which sources config_common_fp4.sh (FP4=True)
+    assert (gb300["precision"], gb300["precision_source"], gb300["peak_precision"]) == ("nvfp4", "config file", "fp4")
+    assert "config_GB300_128x4x72xtp2pp8cp2_cg_fp4.sh" in gb300["implementation_config"] and "FP4=True" in gb300["precision_evidence"]
     assert gb300["mfu"] == pytest.approx(0.22, abs=0.01) and gb300["achieved_over_16bit_peak"] > 1  # not a utilisation
     nebius = context.filter(pl.col("submitter") == "Nebius", pl.col("system") == "nebius_b300_n1", pl.col("benchmark") == "llama2_70b_lora")
     assert nebius.row(0, named=True)["precision"] == "nvfp4" and nebius.row(0, named=True)["precision_source"] == "log"

@@ -180,10 +180,10 @@ def test_mfu_lies_between_0_and_1_for_every_language_model_score_on_listed_hardw
         llm = context.filter(pl.col("benchmark").is_in(["gpt3", "llama2_70b_lora", "llama31_405b", "llama31_8b"]), pl.col("peak_tflops").is_not_null())
         assert llm.height > 0 and llm["mfu"].is_not_null().all(), round_name
         assert ((llm["mfu"] > 0) & (llm["mfu"] <= 1)).all(), llm.filter(pl.col("mfu") > 1).select("system", "mfu").to_dicts()
-    # against BF16 alone, NVIDIA's v5.1 GB300 Llama 3.1 405B passes 1: it trained in NVFP4, as its configuration names, and is
+    # against BF16 alone, NVIDIA's v5.1 GB300 Llama 3.1 405B passes 1: it trained in NVFP4, as its config file says, and is
     # measured against the FP4 peak; the ratio to the 16-bit peak is kept under a name that says it is no utilisation
     gb300 = _round_frames("v5.1")[5].filter(pl.col("system") == "theia_ngpu512_ngc25.09_nemo", pl.col("benchmark") == "llama31_405b").row(0, named=True)
-    assert gb300["achieved_over_16bit_peak"] > 1 and gb300["peak_precision"] == "fp4" and gb300["precision_source"] == "config name"
+    assert gb300["achieved_over_16bit_peak"] > 1 and gb300["peak_precision"] == "fp4" and gb300["precision_source"] == "config file"
     assert gb300["mfu"] == pytest.approx(gb300["achieved_over_16bit_peak"] * 2500 / 15000)
 
 

@@ -7,8 +7,9 @@ energy scaling against the smallest measured system of the same accelerator.
 
 MFU = model FLOPs of the training / (time to train x accelerators x peak dense FLOP/s): the model's FLOPs, not the
 hardware's (PaLM, appendix B), against the datasheet's peak at the precision the run trained at. That precision comes
-from the first source that says it (`precision_source`): the log (every spelling of its key), the configuration's
-name, the submitter's own published statement for the round (reference/precision_statements.tsv: NVIDIA's v5.1 NVFP4,
+from the first source that says it (`precision_source`): the log (every spelling of its key), the config file the
+submitter published for the result (tasks/score/configured.py), the configuration's name, the submitter's own published
+statement for the round (reference/precision_statements.tsv: NVIDIA's v5.1 NVFP4,
 Google's INT8 runs), and only then an assumption, labelled. An MFU is never above 1: where the achieved FLOP/s pass the
 peak of the stated precision, the precision or the work count is wrong, and `mfu_note` says so instead of a number.
 `achieved_over_16bit_peak` is the achieved FLOP/s over the 16-bit peak (BF16, or FP16 on a chip without BF16 such as
@@ -32,7 +33,9 @@ from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
 _SYSTEM_COLUMNS = ["interconnect_kind", "interconnect_gb_s", "scale_up_domain", "network_kind", "network_gbit_s_per_node",
                    "accelerator_memory_gb", "cooling", "cuda_version"]
 _CONFIGURATION_COLUMNS = ["tensor_parallelism", "pipeline_parallelism", "context_parallelism", "expert_parallelism",
-                          "data_parallelism", "micro_batch_size", "global_batch_size", "precision_linear", "precision_source"]
+                          "data_parallelism", "micro_batch_size", "global_batch_size", "precision_linear", "precision_source",
+                          "precision_evidence", "precision_switch_step", "precision_after_switch", "implementation_config",
+                          "round_precision", "round_precision_evidence"]
 # the rules' precision names -> the datasheet's columns
 # the rules' precision names -> the datasheet's columns
 _PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp8": "fp8", "mxfp6": "fp6",
@@ -44,23 +47,28 @@ class RunPrecision:
     """The precision a result trained at and where that is known from, in the order of trust."""
 
     precision: str | None
-    source: str | None  # log, config name, submitter's statement, assumed
-    evidence: str | None  # the log key, the config name, the statement's quote and address, or why it is assumed
+    source: str | None  # log, config file, config name, submitter's statement, assumed
+    evidence: str | None  # the log key, the config file's line, the config name, the statement's quote and address, or why it is assumed
 
 
 def run_precision(logged: str | None, logged_from: str | None, round_name: str, submitter: str, system: str, benchmark: str,
-                  family: str | None, spec: AcceleratorSpec | None, is_llm: bool) -> RunPrecision:
-    """The log (any spelling of its key, or the configuration it prints), the configuration's name (in the log, or the
-    one the submitter's results repository names for the system), the submitter's published statement, and only then an
-    assumption, labelled: an LLM on an accelerator with FP8 trained at FP8 (every LLM submission on Hopper and later
-    whose configuration could be read did, but NVIDIA's NVFP4 and Google's INT8 ones), else at 16 bits."""
+                  family: str | None, spec: AcceleratorSpec | None, is_llm: bool, evidence: str | None = None,
+                  round_configs: tuple[str | None, str | None] = (None, None)) -> RunPrecision:
+    """The log (any spelling of its key, or the configuration it prints), the config file (scores), the configuration's
+    name (in the log, or the one the submitter's results repository names for the system), the submitter's published
+    statement, and only then an assumption, labelled: an LLM on an accelerator with FP8 trained at FP8 (every LLM
+    submission on Hopper and later whose configuration could be read did, but NVIDIA's NVFP4 and Google's INT8 ones),
+    else at 16 bits."""
     if logged is not None:
-        kind = "config name" if (logged_from or "").startswith("config name") else "log"
-        return RunPrecision(logged, kind, logged_from)
+        where = logged_from or ""
+        kind = "config file" if where.startswith("config file") else "config name" if where.startswith("config name") else "log"
+        return RunPrecision(logged, kind, evidence or logged_from)
     said = precision_statement(round_name, submitter, system, benchmark, family)
     if said is not None:
         kind = "config name" if said.kind == "configuration" else "submitter's statement"
         return RunPrecision(said.precision, kind, f"{said.quote} ({said.source}, {said.published})")
+    if round_configs[0] is not None:
+        return RunPrecision(round_configs[0], "round's configs", f"no config of the submitter's fits; {round_configs[1]}")
     if spec is None:
         return RunPrecision(None, None, None)
     if is_llm and spec.peak_tflops.get("fp8"):
@@ -69,13 +77,44 @@ def run_precision(logged: str | None, logged_from: str | None, round_name: str, 
     return RunPrecision(sixteen, "assumed", "the log, the configuration and the submitter say nothing; 16-bit mixed precision, the default")
 
 
-def hardware_of(spec: AcceleratorSpec | None, precision: RunPrecision) -> dict:
+@dataclass(frozen=True)
+class Phases:
+    """A run that switches precision at a step: how many of its steps ran at each."""
+
+    first: str
+    then: str
+    switch_step: int
+    steps: float | None  # the steps trained (samples / global batch); None where unknown
+
+    @property
+    def split(self) -> tuple[float, float] | None:
+        if self.steps is None:
+            return None
+        before = min(self.steps, self.switch_step)
+        return before, max(self.steps - before, 0.0)
+
+    def words(self) -> str:
+        if self.steps is None:
+            return f"{self.first} to step {self.switch_step:,}, then {self.then}; the steps trained are not known, so the peak is {self.first}'s, a bound"
+        if self.steps <= self.switch_step:
+            return f"{self.first} throughout: converged at step {self.steps:,.0f}, before the switch to {self.then} at step {self.switch_step:,}"
+        return f"{self.first} for steps 1-{self.switch_step:,}, then {self.then} for steps {self.switch_step + 1:,}-{self.steps:,.0f}"
+
+
+def hardware_of(spec: AcceleratorSpec | None, precision: RunPrecision, phases: Phases | None = None) -> dict:
     if spec is None:
         return {"accelerator_year": None, "peak_16bit_tflops": None, "peak_tflops": None, "peak_precision": None,
                 "memory_bandwidth_tb_s": None, "tdp_w": None, "spec_source": None}
     column = _PEAK_COLUMN.get(precision.precision or "")
     sixteen = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")  # a chip without BF16 (V100) trains in FP16
     peak = spec.peak_tflops.get(column) if column else None
+    then_column = _PEAK_COLUMN.get(phases.then) if phases is not None else None
+    then_peak = spec.peak_tflops.get(then_column) if then_column else None
+    split = phases.split if phases is not None else None
+    if peak and then_peak and split is not None and split[1] > 0:
+        # the time each phase's steps take at its own peak: the step-weighted (harmonic) peak of the whole run
+        peak = (split[0] + split[1]) / (split[0] / peak + split[1] / then_peak)
+        column = f"{column}+{then_column}"
     return {"accelerator_year": spec.year, "peak_16bit_tflops": sixteen, "peak_tflops": peak, "peak_precision": column if peak else None,
             "memory_bandwidth_tb_s": spec.memory_bandwidth_tb_s, "tdp_w": spec.tdp_w, "spec_source": spec.source}
 
@@ -166,9 +205,14 @@ def result_context(scores: pl.DataFrame, systems: pl.DataFrame, energy: pl.DataF
         spec = accelerator_spec(row["accelerator_family"], row["accelerator_form_factor"], row["accelerator_memory_gb"], row["accelerator_model_name"])
         precision = run_precision(row["precision_linear"], row["precision_source"], row["round"], row["submitter"], row["system"],
                                   row["benchmark_canonical"], row["accelerator_family"], spec,
-                                  canonical_benchmark(row["benchmark_canonical"]).task.startswith("LLM"))
-        hardware = hardware_of(spec, precision)
+                                  canonical_benchmark(row["benchmark_canonical"]).task.startswith("LLM"), row["precision_evidence"],
+                                  (row["round_precision"], row["round_precision_evidence"]))
         work = _training_work(row["benchmark_canonical"], row["round"], row["samples_to_converge"], row["epochs_to_converge"], row["typical_logged"])
+        phases = None
+        if row["precision_switch_step"] and row["precision_after_switch"] and precision.source in ("log", "config file"):
+            steps = work["samples_trained"] / row["global_batch_size"] if work["samples_trained"] and row["global_batch_size"] else None
+            phases = Phases(precision.precision or "", row["precision_after_switch"], row["precision_switch_step"], steps)
+        hardware = hardware_of(spec, precision, phases)
         seconds = row["time_to_train_min"] * 60
         achieved = (work["model_flops"] / (seconds * accelerators) / 1e12) if work["model_flops"] and accelerators else None
         mfu, mfu_note = utilisation(achieved, hardware, precision, spec, row["accelerator_family"])
@@ -177,6 +221,7 @@ def result_context(scores: pl.DataFrame, systems: pl.DataFrame, energy: pl.DataF
         row.update(work)
         row.update({
             "precision": precision.precision, "precision_source": precision.source, "precision_evidence": precision.evidence,
+            "precision_phases": phases.words() if phases is not None else None,
             "network_gbit_s_per_accelerator": per_node * nodes / accelerators if per_node and nodes and accelerators else None,
             "achieved_tflops_per_accelerator": achieved,
             "mfu": mfu,

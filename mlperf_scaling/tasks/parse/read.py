@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlperf_scaling.contracts.enums import Stage
+from mlperf_scaling.tasks.parse.implementation import is_implementation_file
 from mlperf_scaling.tasks.parse.layout import (
     ENTRY_JSON,
     IGNORED,
@@ -62,6 +63,8 @@ class RoundFacts:
     rejections: list[dict[str, Any]]
     missing_members: list[Member]  # logs of this round absent from the copy (MISSING.txt)
     system_names: dict[GroupKey, str] = field(default_factory=dict)
+    # the submitters' implementation files (configs, run scripts, READMEs): repository path -> text
+    implementation_files: dict[str, str] = field(default_factory=dict)
     n_files: int = 0
     n_bytes: int = 0
     n_power_logs: int = 0
@@ -116,6 +119,7 @@ class _Collector:
         self.scaling: dict[GroupKey, tuple[float | None, str | None]] = {}
         self.rejections: list[dict[str, Any]] = []
         self.missing_members: list[Member] = []
+        self.implementation_files: dict[str, str] = {}
         self.n_files = 0
         self.n_bytes = 0
         self.n_power_logs = 0
@@ -138,7 +142,7 @@ class _Collector:
     def reject(self, path: str, stage: Stage, reason: str) -> None:
         self.rejections.append(rejection(self.round, path, stage, reason))
 
-    def add(self, member: Member, load: Callable[[], bytes]) -> None:
+    def add(self, member: Member, load: Callable[[], bytes], size: int = 0) -> None:
         if member.kind not in (RESULT_LOG, POWER_LOG) and not self.share.takes_others:
             return
         if member.kind == IGNORED:
@@ -147,7 +151,12 @@ class _Collector:
                 self.reject(member.path, Stage.LAYOUT, reason)
             return
         if member.kind == OUTSIDE_DATA:
-            return  # a repository's code and documents are not data; a sparse clone never fetches them
+            # a repository's code is not data, but how each implementation was configured is (tasks/parse/implementation.py)
+            if is_implementation_file(member.path, size):
+                data = load()
+                self.n_bytes += len(data)
+                self.implementation_files[member.path] = data.decode("utf-8", errors="replace")
+            return
         if member.kind == POWER_LOG:
             self.n_power_logs += 1
             name = member.path.rsplit("/", 1)[-1]
@@ -213,6 +222,7 @@ class ShareFacts:
     n_power_logs: int
     n_logs: int = 0  # the logs met, taken or not: every share of one source meets the same
     provenance: Provenance | None = None  # the version its reader saw, where the reader opened the source itself
+    implementation_files: dict[str, str] = field(default_factory=dict)
 
 
 def read_share(
@@ -227,9 +237,9 @@ def read_share(
     """Read one share of an opened source's members (every member for the whole share)."""
     collector = _Collector(round_name, notes or CopyNotes(), workers, judge, share)
     try:
-        for path, load, _size in stream.members:
+        for path, load, size in stream.members:
             collector.n_files += 1
-            collector.add(classify(path), load)
+            collector.add(classify(path), load, size)
             if progress is not None and collector.n_files % 500 == 0:
                 progress(collector.n_files, collector.n_bytes, stream.fraction_read())
         collector.finish_parsing()
@@ -237,7 +247,7 @@ def read_share(
         collector.parser.close()
     c = collector
     return ShareFacts(share, list(zip(c.run_ordinals, c.runs, strict=True)), c.power_logs, c.systems, c.scaling, c.rejections,
-                      list(stream.skipped), c.n_files, c.n_bytes, c.n_power_logs, c.n_logs)
+                      list(stream.skipped), c.n_files, c.n_bytes, c.n_power_logs, c.n_logs, implementation_files=c.implementation_files)
 
 
 def read_round_files(
@@ -288,7 +298,8 @@ def assemble_round(round_name: str, shares: list[ShareFacts], notes: CopyNotes |
     c = collector
     return RoundFacts(
         round=round_name, systems=c.systems, runs=c.runs, power=dict(power), scaling=c.scaling, rejections=c.rejections,
-        missing_members=c.missing_members, system_names=_v05_system_names(c), n_files=first.n_files,
+        missing_members=c.missing_members, system_names=_v05_system_names(c), implementation_files=first.implementation_files,
+        n_files=first.n_files,
         n_bytes=sum(found.n_bytes for found in shares), n_power_logs=first.n_power_logs, seconds=seconds,
     )
 

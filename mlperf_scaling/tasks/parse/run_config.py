@@ -39,6 +39,8 @@ _DUMP_FP4_RECIPE = re.compile(r"^\s*(?:\d+:)?\s*fp4_recipe:\s*(\w+)\s*$|\bfp4_re
 _DUMP_FP8 = re.compile(r"^\s*(?:\d+:)?\s*fp8:\s*(true|false|null|hybrid|e4m3|e5m2)\s*$|\bfp8=('hybrid'|'e4m3'|'e5m2'|None|True|False)(?=[,)\s]|$)", re.M | re.I)
 _DUMP_FP8_RECIPE = re.compile(r"\bfp8_recipe(?::\s*|=')mxfp8\b", re.I)
 _DUMP_SIXTEEN = re.compile(r"^\s*(?:\d+:)?\s*(?:unet_precision:\s*(fp16|bf16)|precision:\s*(16|bf16|bf16-mixed|16-mixed))\s*$", re.M | re.I)
+# Lightning's line for its mixed-precision wrapper: 16-bit at least, but FP8 (Transformer Engine) runs inside it too
+_AMP_LINE = re.compile(r"Using (16bit|bfloat16) Automatic Mixed Precision \(AMP\)")
 _PRINTED_NAME = re.compile(r"^:::DLPAL .* (\S+_\d+x\d+x\S*)\s*$|^Config shell script: (?:\S*/)?(config_\S+\.sh)\s*$", re.M)
 _RUN_START = '"key": "run_start"'
 # the benchmarks whose runs print a configuration that says their precision (NeMo's, Megatron's, MaxText's): the language
@@ -54,6 +56,7 @@ class PrintedConfiguration:
     precision: str | None = None
     precision_evidence: str | None = None
     config_name: str | None = None
+    mixed_precision: str | None = None  # Lightning's AMP line: the 16-bit wrapper, which does not rule out FP8 inside it
 
 
 class _Head:
@@ -90,7 +93,8 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
     `fp4` (Nebius's v5.1 B300), and FP8 runs print `fp4_recipe: nvfp4` and `precision: bf16-mixed` whatever they ran."""
     end = text.find(_RUN_START)
     head = _Head(text if end < 0 else text[:end])
-    if head.lower is not None and not any(word in head.lower for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script")):
+    if head.lower is not None and not any(word in head.lower for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script")) \
+            and "Automatic Mixed Precision (AMP)" not in text[: (end if end >= 0 else 0) + 100_000]:
         return None
     fp4, fp8 = head.first(_DUMP_FP4, "fp4"), head.first(_DUMP_FP8, "fp8")
     precision = evidence = None
@@ -106,9 +110,15 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
         precision = "fp16" if value in ("fp16", "16", "16-mixed") else "bfloat16"
         evidence = "the configuration the log prints: " + re.sub(r"^\d+:\s*", "", sixteen.group(0).strip())
     name = head.first(_PRINTED_NAME)
-    if precision is None and name is None:
+    # Lightning sets up its precision plugin as training starts, a little after run_start: looked for just beyond it
+    window = text[: (end if end >= 0 else len(text)) + 100_000]
+    at = window.find("Automatic Mixed Precision (AMP)")
+    amp_line = _AMP_LINE.search(window, max(at - 40, 0), at + 40) if at >= 0 else None
+    amp = amp_line.group(1) if amp_line else None
+    mixed = None if amp is None else "fp16" if amp == "16bit" else "bfloat16"
+    if precision is None and name is None and mixed is None:
         return None
-    return PrintedConfiguration(precision, evidence, name)
+    return PrintedConfiguration(precision, evidence, name, mixed)
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,13 @@ from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
-from mlperf_scaling.reference.lookup import published_result_id
+from mlperf_scaling.reference.lookup import canonical_benchmark, published_result_id
+from mlperf_scaling.tasks.parse.config_match import ResultClues
 from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
 from mlperf_scaling.tasks.parse.run_config import RunConfiguration, run_configuration
 from mlperf_scaling.tasks.parse.systems_json import SystemRecord
 from mlperf_scaling.tasks.score.compliance import Judgement
+from mlperf_scaling.tasks.score.configured import RoundImplementations, printed_name, with_config_file
 from mlperf_scaling.tasks.score.convergence import Convergence, batch_size, group_convergence, run_convergence
 from mlperf_scaling.tasks.score.energy import EnergyError, energy_score, run_energy_j
 from mlperf_scaling.tasks.score.group import score_group
@@ -151,6 +153,10 @@ def _result_ids(round_name: str, rules: RoundRules, systems: dict[GroupKey, Syst
     return result_ids(round_name, rows)
 
 
+def is_language_model(canonical_name: str) -> bool:
+    return canonical_benchmark(canonical_name).task.startswith("LLM")
+
+
 def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
     system_of = c.system_of
 
@@ -178,6 +184,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
     trained: dict[GroupKey, list[tuple[Convergence, object]]] = defaultdict(list)
     read_for_rcp: dict[GroupKey, list[RcpReading]] = defaultdict(list)
     configured: dict[GroupKey, list[RunConfiguration]] = defaultdict(list)
+    printed: dict[GroupKey, list[str]] = defaultdict(list)  # the config names the group's logs print
+    mixed: dict[GroupKey, list[str]] = defaultdict(list)  # the mixed precision Lightning says it wraps the run in
     for run in c.runs:
         m, facts = run.member, run.facts
         benchmark = m.benchmark or facts.log_benchmark
@@ -199,6 +207,11 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None, global_batch,
                                           facts.printed)
         groups[(m.submitter, system, benchmark)].append(verdict)
+        if facts.printed is not None and facts.printed.mixed_precision is not None:
+            mixed[(m.submitter, system, benchmark)].append(facts.printed.mixed_precision)
+        for name in (facts.printed.config_name if facts.printed else None, configuration.config_filename):
+            if (stem := printed_name(name)) is not None and stem not in printed[(m.submitter, system, benchmark)]:
+                printed[(m.submitter, system, benchmark)].append(stem)
         read_for_rcp[(m.submitter, system, benchmark)].append(rcp_reading(facts, rules.ruleset))
         if verdict.valid:
             trained[(m.submitter, system, benchmark)].append((converged, facts.global_batch_size))
@@ -252,6 +265,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
 
     energy_rows, energy_by_group = _energy(c, rules, group_runs, scaling_by_group)
 
+    implementations = RoundImplementations.read(c.implementation_files)
     score_rows = []
     for key in sorted(set(groups) | set(missing_by_group) | set(scaling_by_group)):
         submitter, system, benchmark = key
@@ -300,7 +314,12 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "global_batch_size": batch_size([size for _, size in runs_trained]),
                 "samples_to_converge": group_convergence([c.samples for c, _ in runs_trained]),
                 "epochs_to_converge": group_convergence([c.epochs for c, _ in runs_trained]),
-                **vars(_most_common(configured.get(key, []))),
+                **with_config_file(_most_common(configured.get(key, [])), implementations.match(
+                    submitter, benchmark, info.canonical_name,
+                    ResultClues(system, tuple(printed.get(key, [])), described.accelerator_model_name if described else None,
+                                described.number_of_nodes if described else None, described.accelerators_per_node if described else None)),
+                    Counter(mixed[key]).most_common(1)[0][0] if mixed.get(key) and not is_language_model(info.canonical_name) else None,
+                    implementations.consensus(benchmark, info.canonical_name, described.accelerator_model_name if described else None)),
             }
         )
 

@@ -28,7 +28,11 @@ _ABSENT = ("repository not found", "not found", "does not appear to be a git rep
 MIRROR_HINT = "without network, `mlperf-scaling run --mirror DIR --offline` reads the rounds from a folder of archives (e.g. ../shared/mlperf)"
 
 # Folders a result repository keeps data in; the benchmark code next to them is never fetched.
-SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/"]
+# results and systems, and how each implementation was configured (tasks/parse/implementation.py): its config files,
+# run scripts, YAML and READMEs, not its code
+SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/",
+                   "/*/benchmarks/**/*.sh", "/*/benchmarks/**/*.sub", "/*/benchmarks/**/*.yaml", "/*/benchmarks/**/*.yml",
+                   "/*/benchmarks/**/README*"]
 
 
 def _run_git(args: list[str], cwd: Path | None, timeout_s: float) -> str:
@@ -62,7 +66,7 @@ def git_head(repo: Path) -> str:
 
 
 def clone_sparse(url: str, target: Path, timeout_s: float = 900) -> None:
-    """Shallow, sparse clone holding only systems/ and results/ folders."""
+    """Shallow, sparse clone holding systems/ and results/ folders and the implementations' configuration files."""
     refuse_option_like(url, "git URL")
     _run_git(["clone", "--depth", "1", "--filter=blob:none", "--no-checkout", "--", url, str(target)], None, timeout_s)
     _run_git(["sparse-checkout", "set", "--no-cone", *SPARSE_PATTERNS], target, 120)

@@ -5,7 +5,6 @@ A source is a git URL, a local git repository, a directory or a `.tar.gz`; every
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from mlperf_scaling.rounds import ROUND_PATTERN, round_from_name
 from mlperf_scaling.tasks.source.archive import archive_members
+from mlperf_scaling.tasks.source.companion import combined_version, companion_of, sha256_of, with_companion
 from mlperf_scaling.tasks.source.directory import directory_members
 from mlperf_scaling.tasks.source.git import clone_sparse, git_head, remote_head
 from mlperf_scaling.tasks.source.members import DEFAULT_MAX_SOURCE_BYTES, Provenance, SourceError, refuse_option_like
@@ -92,7 +92,8 @@ def open_source(
 ):
     """Yield a MemberStream over the source's files; temporary checkouts are removed afterwards."""
     if source.kind == ARCHIVE:
-        yield archive_members(Path(source.location), max_source_bytes, source.round)
+        archive = Path(source.location)
+        yield with_companion(archive_members(archive, max_source_bytes, source.round), companion_of(archive), source.round)
     elif source.kind == DIRECTORY:
         yield directory_members(Path(source.location), Provenance())
     elif source.kind == GIT_REPO:
@@ -113,9 +114,6 @@ def source_version(source: Source, timeout_s: float = 60) -> Provenance:
     if source.kind == GIT_REPO:
         return Provenance(commit=git_head(Path(source.location)))
     if source.kind == ARCHIVE:
-        digest = hashlib.sha256()
-        with open(source.location, "rb") as handle:
-            while chunk := handle.read(1 << 22):
-                digest.update(chunk)
-        return Provenance(sha256=digest.hexdigest())
+        archive = Path(source.location)
+        return Provenance(sha256=combined_version(sha256_of(archive), companion_of(archive)))
     return Provenance()
