@@ -129,6 +129,7 @@ def model_plan_document(plan: ModelPlan) -> dict:
                     "accelerator_group": r.accelerator_group, "precision": r.precision, "accelerators": r.accelerators,
                     "global_batch_tokens": r.global_batch_tokens, "deadline_min": plan.deadline_min},
         "training_flops": plan.flops, "attention_share": plan.attention_share, "precision": t.precision, "precision_assumed": t.precision_assumed,
+        "scores_leaned_on": t.n_scores, "scores_at_an_assumed_precision": t.n_precision_assumed,
         "precision_change": asdict(t.change) if t.change else None, "training_change": asdict(t.training_change) if t.training_change else None,
         "pooled": t.pooled, "reach": t.reach, "reach_seen_in_backtest": plan.reach_seen,
         "beyond_the_evidence": _beyond(plan, plan.chosen), "largest_count_measured_on_generation": t.largest_measured,
@@ -329,6 +330,9 @@ def _print(plan: ModelPlan, console: Console) -> None:
                   f"the MFU column is the whole step's.", markup=False)
     if plan.mfu_capped:
         console.print(f"  The interval stops at 1: {readable(plan.mfu_capped)}.", markup=False)
+    if t.n_precision_assumed:
+        console.print(f"  {t.n_precision_assumed} of the {t.n_scores} scores it rests on are at an assumed precision: no log, config file or "
+                      "statement of their submitters says it (their MFU is against that precision's peak).", markup=False)
     for change in (t.change, t.training_change):
         if change is not None:
             console.print(f"  {change.source} was measured, not {change.target}: {change.text}; the interval carries its spread.", markup=False)

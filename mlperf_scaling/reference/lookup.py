@@ -419,6 +419,7 @@ class ProductionRun:
     accelerator_hours: float
     source: str
     global_batch_tokens: float | None = None  # tokens per optimiser step, where the developer says
+    evidence_read: str = ""  # the day its source was read (YYYY-MM-DD): a source revised since is read again
 
 
 @functools.cache
@@ -427,7 +428,8 @@ def production_runs() -> tuple[ProductionRun, ...]:
                                int(row["accelerators"]) if row["accelerators"].strip() else None, float(row["parameters"]),
                                float(row["active_parameters"]), float(row["tokens"]),
                                float(row["seq_len"]) if row["seq_len"].strip() else DEFAULT_SEQUENCE_LENGTH, row["precision"],
-                               float(row["accelerator_hours"]), row["source"], _float_or_none(row["global_batch_tokens"]))
+                               float(row["accelerator_hours"]), row["source"], _float_or_none(row["global_batch_tokens"]),
+                               row["evidence_read"])
                  for row in _read_tsv("production_runs.tsv"))
 
 

@@ -137,6 +137,8 @@ class Pace:
     largest_measured: int | None = None  # the largest count measured on the generation (on any, where pooled)
     training_change: PrecisionChange | None = None  # the other kind of training measured, not the request's: carried
     memory_gb: float | None = None  # one accelerator's, from its datasheet: the model-parallel degree that holds the model
+    n_scores: int = 0  # the MLPerf scores the pace rests on
+    n_precision_assumed: int = 0  # of them, those whose precision no log, config or statement gives: assumed
 
     def step_compute_s(self, batch_tokens: float, accelerators: int) -> float:
         """One step's FLOPs on one accelerator, at the peak, in seconds."""
@@ -232,7 +234,12 @@ def pace(learnt: Learnt, request: Request) -> Pace:
         # every accelerator's scores, each carried to the precision asked for: the most evidence there is
         at, change = carried_to(rows, target, spec, changes)
     else:
-        source = target if target in measured else _nearest_measured(target, measured)
+        # the precisions measured on the request's kind of training first: H100's one BF16 LoRA (Juniper's Hugging Face
+        # and DeepSpeed) is no better evidence for a BF16 pretraining than its FP8 pretrainings carried to BF16
+        kind_measured = sorted(p for p in rows.filter(pl.col("training") == (LORA if request.lora else PRETRAINING))["precision"]
+                               .drop_nulls().unique().to_list() if p in BITS)
+        pool = kind_measured or measured
+        source = target if target in pool else _nearest_measured(target, pool)
         if source != target:
             change = changes.between(source, target, {source: _peak_or(spec, source), target: peak})
         at = rows.filter(pl.col("precision") == source)
@@ -250,7 +257,8 @@ def pace(learnt: Learnt, request: Request) -> Pace:
     mfu = min(math.exp(sum(c.weight * math.log(c.mfu_compute) for c in cells)) * carried, 1.0)  # the kind's change is in the cells
     generation = rows if pooled else evidence.filter(pl.col("architecture") == spec.architecture)
     return Pace(request, target, assumed, peak, mfu, cells, [], pooled, change, reach, far, spec.architecture, learnt.overhead,
-                int(generation["accelerators"].max()), kind_change, spec.memory_gb)  # type: ignore[arg-type]
+                int(generation["accelerators"].max()), kind_change, spec.memory_gb,  # type: ignore[arg-type]
+                same_kind.height, int(same_kind["precision_assumed"].sum()))
 
 
 def _same_kind(rows: pl.DataFrame, request: Request, far: list[str], training_change: PrecisionChange | None

@@ -11,6 +11,8 @@ own uncertainty, from the first source that measures it:
 3. otherwise the physical bounds, said so: the narrower precision runs between as fast as the wider one and as much
    faster as its peak is higher, so k lies between 1 and the ratio of the peaks, and is taken at the middle of that
    range (in logarithms) with the spread of a uniform distribution over it.
+A learnt factor outside that range (beyond a tenth, in logarithms) differs in more than the precision, and is passed
+over for the next source, said so.
 
 Precisions are compared by their class of bits (16: BF16 and FP16; 8: FP8 and INT8; 6; 4: NVFP4 and MXFP4): FP16 and
 BF16 share their peak on every chip that has both.
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+# how far beyond the physical range a learnt factor may lie and still be a precision's (measurement noise), in logs
+_LEEWAY = 0.1
 # a datasheet column's class of bits
 BITS = {"fp32": 32, "tf32": 19, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "fp6": 6, "fp4": 4}
 
@@ -76,20 +80,28 @@ class PrecisionChanges:
     mlperf: dict[tuple[int, int], _Learnt]
     production: dict[tuple[int, int], _Learnt]
 
-    def _learnt(self, key: tuple[int, int]) -> _Learnt | None:
-        return self.mlperf.get(key) or self.production.get(key)
-
     def between(self, source: str, target: str, peaks: dict[str, float]) -> PrecisionChange:
         """The change from `source` to `target` on a chip with these peaks (datasheet columns)."""
         key = (BITS[source], BITS[target])
         if key[0] == key[1]:
             return PrecisionChange(source, target, 1.0, 0.0, "the same class of bits")
-        if (learnt := self._learnt(key)) is not None:
-            return PrecisionChange(source, target, math.exp(learnt.log_factor), learnt.log_sd, learnt.basis)
         # the run at the narrower precision is between as fast as, and peak-ratio times faster than, the wider one
         span = math.log(peaks[source] / peaks[target])  # > 0 from narrow to wide, < 0 from wide to narrow
+        low, high = min(0.0, span) - _LEEWAY, max(0.0, span) + _LEEWAY
+        passed_over = []
+        for learnt in (self.mlperf.get(key), self.production.get(key)):
+            if learnt is None:
+                continue
+            if low <= learnt.log_factor <= high:
+                said = f"; {passed_over[0]}" if passed_over else ""
+                return PrecisionChange(source, target, math.exp(learnt.log_factor), learnt.log_sd, learnt.basis + said)
+            # outside what a change of precision alone can do: the pair differs in more than its precision (v4.0's H100
+            # LoRA at BF16 is Juniper's Hugging Face and DeepSpeed beside NeMo at FP8, x0.63 where 1 to 2 is physical)
+            passed_over.append(f"{learnt.basis} give x{math.exp(learnt.log_factor):.2f}, outside the physical 1 to "
+                               f"{math.exp(span):.2f}: more than the precision differs, passed over")
+        said = f"; {'; '.join(passed_over)}" if passed_over else ""
         return PrecisionChange(source, target, math.exp(span / 2), abs(span) / math.sqrt(12),
-                               f"not measured: between 1 and the peaks' ratio {peaks[source] / peaks[target]:.2f}, taken at its middle")
+                               f"not measured: between 1 and the peaks' ratio {peaks[source] / peaks[target]:.2f}, taken at its middle{said}")
 
 
 def learn_precision_changes(evidence: pl.DataFrame, production: pl.DataFrame | None = None) -> PrecisionChanges:

@@ -125,9 +125,11 @@ _HOVER = "{" + ", ".join([
     f"'scale-up domain': {_shown('scale_up_domain', ',')}",
     "'network': datum.network_kind",
     "'cooling': datum.cooling",
-    "'precision (linear)': datum.precision_linear",
+    "'precision (linear)': isValid(datum.precision_linear) ? datum.precision_linear + ' (' + datum.precision_source + ')' : datum.precision_linear",
     "'parallelism': datum.parallelism",
-    f"'MFU (model FLOP/s over the datasheet peak)': {_shown('mfu', '.2f')}",
+    f"'MFU (model FLOP/s over the datasheet peak)': isValid(datum.mfu) ? {_shown('mfu', '.2f')} + "
+    "(datum.precision_source == 'assumed' ? ', at an assumed precision' : datum.precision_source == \"round's configs\" ? "
+    "', at the precision the round\\'s other configs use' : '') : datum.mfu",
     f"'peak power': {_shown('peak_kw', ',.1f', 'kW')}",
     f"'energy per sample': {_shown('j_per_sample', ',.3~g', 'J')}",
 ]) + "}"

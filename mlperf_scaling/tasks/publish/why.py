@@ -5,6 +5,7 @@ how well they scale."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -19,7 +20,8 @@ from mlperf_scaling.tasks.publish.report import figure_files, render_page, write
 _EXPLANATION_COLUMNS = [("covariate_label", "covariate"), ("known_share", "known for (share)"), ("cv_r2_share", "CV R² it adds"),
                         ("effect", "effect (std.)"), ("direction", "direction")]
 _MFU_COLUMNS = [("round", "round"), ("accelerator_family", "accelerator"), ("n", "results"), ("mfu_median", "MFU median"),
-                ("mfu_best", "MFU best"), ("peak_precision", "against"), ("peak_tflops", "peak TFLOP/s"), ("spec_source", "datasheet")]
+                ("mfu_best", "MFU best"), ("peak_precision", "against"), ("precision_from", "precision known from"),
+                ("peak_tflops", "peak TFLOP/s"), ("spec_source", "datasheet")]
 _GENERATION_COLUMNS = [("round", "round"), ("accelerators", "accelerators"), ("accelerator_family", "accelerator"),
                        ("accelerator_year", "year"), ("best_time_min", "best T (min)"), ("best_mfu", "best MFU")]
 _POWER_COLUMNS = [("round", "round"), ("system", "system"), ("measurement", "AC/DC"), ("accelerators", "accelerators"),
@@ -67,13 +69,22 @@ def fit_text(n_only: float, full: float, folds: int) -> str:
     return f"{alone}; {covariates}."
 
 
+def precision_from(sources: pl.Series) -> str:
+    """Where the precision of a row's results is known from, the assumed ones named first: "2 assumed; config file 5"."""
+    counts = {kind: n for kind, n in Counter(sources.to_list()).most_common()}
+    weak = [f"{counts.pop(kind)} {kind}" for kind in ("assumed", "round's configs") if kind in counts]
+    return "; ".join(filter(None, [", ".join(weak), ", ".join(f"{kind} {n}" for kind, n in counts.items())]))
+
+
 def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFrame, figure: dict | None, power_figure: dict | None,
                    across_rounds: bool = False) -> str:
     model = explanations.filter(pl.col("workload") == workload)
     summary = model.row(0, named=True) if model.height else None
     mfu = (context.filter(pl.col("mfu").is_not_null()).group_by("round", "accelerator_family")
            .agg(pl.len().alias("n"), pl.col("mfu").median().alias("mfu_median"), pl.col("mfu").max().alias("mfu_best"),
-                pl.col("peak_precision").first(), pl.col("peak_tflops").first(), pl.col("spec_source").first()))
+                pl.col("peak_precision").first(), pl.col("peak_tflops").first(), pl.col("spec_source").first(),
+                pl.col("precision_source").fill_null("unknown").alias("sources"))
+           .with_columns(pl.col("sources").map_elements(precision_from, return_dtype=pl.String).alias("precision_from")).drop("sources"))
     power = (context.filter(pl.col("peak_w").is_not_null())
              .with_columns((pl.col("peak_w") / 1000).alias("peak_kw"), (pl.col("mean_w") / 1000).alias("mean_kw"))
              .sort("round", "system", "accelerators"))

@@ -59,6 +59,11 @@ def printed_name(name: str | None) -> str | None:
     return stem[len("config_"):] if stem.startswith("config_") else stem
 
 
+def _same_class(logged: str | None, configured: str) -> bool:
+    fp4 = {"nvfp4", "mxfp4", "fp4"}
+    return logged == configured or (logged in fp4 and configured in fp4)
+
+
 def with_config_file(configuration: RunConfiguration, match: ConfigMatch | None, mixed_precision: str | None = None,
                      consensus: tuple[str, str] | None = None) -> dict:
     """The score's configuration columns: the logs' where they speak, the config file's where they do not; last, for a
@@ -80,8 +85,9 @@ def with_config_file(configuration: RunConfiguration, match: ConfigMatch | None,
     from_log = configuration.precision_source is not None and not configuration.precision_source.startswith("config name")
     if reading.precision is not None and not from_log:
         row.update({"precision_linear": reading.precision, "precision_source": f"{CONFIG_FILE} {config.path}", "precision_evidence": match.evidence})
-        if len(reading.phases) > 1:
-            row.update({"precision_switch_step": reading.phases[1][1], "precision_after_switch": reading.phases[1][0]})
+    # the switch a config sets holds for a log that states the same first precision (AMD's v6.0 LoRA logs mxfp4 and heals)
+    if len(reading.phases) > 1 and _same_class(row["precision_linear"], reading.phases[0][0]):
+        row.update({"precision_switch_step": reading.phases[1][1], "precision_after_switch": reading.phases[1][0]})
     filled = False
     for column, value in config.settings.items():
         if column == "global_batch_size":

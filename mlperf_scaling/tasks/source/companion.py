@@ -65,11 +65,15 @@ def companion_members(companion: Path, round_name: str | None, skipped: list[Ski
                 handle = archive.extractfile(member)
                 if handle is None:
                     continue
-                data = handle.read()
-                yield strip_root(name), (lambda data=data: data), member.size
+                yield strip_root(name), _holding(handle.read()), member.size
     except (tarfile.TarError, lzma.LZMAError, EOFError, OSError) as exc:
         skipped.append(SkippedMember(companion.name, f"configuration archive unreadable ({type(exc).__name__}: {exc}): "
                                                      "precision and parallelism are read from the logs alone"))
+
+
+def _holding(data: bytes) -> Callable[[], bytes]:
+    """A loader of bytes already read: an xz stream cannot be rewound to a member later."""
+    return lambda: data
 
 
 def with_companion(stream: MemberStream, companion: Path | None, round_name: str | None) -> MemberStream:

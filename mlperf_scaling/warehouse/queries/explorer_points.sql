@@ -11,7 +11,8 @@ select
     e.efficiency, e.efficiency_note, e.throughput_part, e.convergence_part, coalesce(e.is_pareto, false) as is_pareto,
     s.energy_j / 3.6e6 as energy_kwh, e.average_kw, s.global_batch_size,
     x.reason as left_out_because,
-    c.interconnect_kind, c.scale_up_domain, c.network_kind, c.cooling, c.precision_linear,
+    -- the precision the run trained at, and where that is known from: an MFU at an assumed precision says so
+    c.interconnect_kind, c.scale_up_domain, c.network_kind, c.cooling, c.precision as precision_linear, c.precision_source,
     case when c.tensor_parallelism is not null
          then 'TP' || c.tensor_parallelism || ' PP' || coalesce(c.pipeline_parallelism, 1) || ' CP' || coalesce(c.context_parallelism, 1)
               || ' EP' || coalesce(c.expert_parallelism, 1) end as parallelism,
