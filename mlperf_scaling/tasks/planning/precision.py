@@ -88,7 +88,7 @@ class PrecisionChanges:
         # the run at the narrower precision is between as fast as, and peak-ratio times faster than, the wider one
         span = math.log(peaks[source] / peaks[target])  # > 0 from narrow to wide, < 0 from wide to narrow
         low, high = min(0.0, span) - _LEEWAY, max(0.0, span) + _LEEWAY
-        passed_over = []
+        passed_over: list[str] = []
         for learnt in (self.mlperf.get(key), self.production.get(key)):
             if learnt is None:
                 continue
