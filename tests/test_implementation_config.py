@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from mlperf_scaling.tasks.metrics.context import Phases, RunPrecision, hardware_of, result_context
 from mlperf_scaling.tasks.parse.config_match import ResultClues, match_config
-from mlperf_scaling.tasks.parse.implementation import implementation_configs, read_assignments
+from mlperf_scaling.tasks.parse.implementation import implementation_configs
+from mlperf_scaling.tasks.parse.shell_config import ShellFiles
 from mlperf_scaling.tasks.source.archive import archive_members
 from mlperf_scaling.tasks.source.companion import companion_of, with_companion
 from mlperf_scaling.tasks.source.resolve import resolve_source, source_version
@@ -41,7 +42,7 @@ def _configs(files: dict[str, str]):
 
 
 def test_a_config_is_read_as_the_shell_reads_it_through_the_files_it_sources():
-    variables, absent = read_assignments(DELL_LORA, f"{LORA}/config_1xXE9680Lx8B200-SXM-180GB.sh", "Dell/benchmarks/llama2_70b_lora")
+    variables, absent = ShellFiles(DELL_LORA).read(f"{LORA}/config_1xXE9680Lx8B200-SXM-180GB.sh", (LORA, "Dell/benchmarks/llama2_70b_lora"))
     assert absent == []
     # config_common.sh sets FP8=True; config_common_fp4.sh, sourced after it, sets FP8=False: the later wins
     assert (variables["FP8"].value, variables["FP8"].path.rsplit("/", 1)[-1], variables["FP8"].line) == ("False", "config_common_fp4.sh", 2)
@@ -80,6 +81,51 @@ def test_an_unpublished_file_or_an_option_left_open_is_not_read_as_16_bits():
               '            -te | --use-fp8-transformer-engine )\n                TRANSFORMER_ENGINE_FLAG="--use-hpu-fp8-transformer-engine"\n'
               "    --bf16 \\\n    --hpu-fp8-measure-interval $FP8_MEASURE_INTERVAL \\\n"}
     assert implementation_configs(habana) == []
+
+
+def test_only_what_runs_whatever_happens_is_read():
+    root = "Anyone/benchmarks/llama31_8b/implementations/nemo"
+    files = {
+        # both branches of an `if` set FP8: neither is what ran; a here-document and an echo are text; TP=² is no count
+        f"{root}/config_DGXB200_1x8x1.sh": ('if [[ "$X" == 1 ]]; then\n  export FP8=True\nelse\n  export FP8=False\nfi\n'
+                                           'cat << EOF\nfor more, export FP4=True\nEOF\necho "export FP4=True"\n'
+                                           "export TP=\u00b2\nexport PP=" + "9" * 5000 + "\nexport A=1; export MINIBS=2\nexport DGXNNODES=1\n"),
+        # a config that turns off the FP8 its run scripts' YAML turns on
+        f"{root}/config_DGXB200_2x8x1.sh": "export FP8=False\nexport DGXNNODES=2\n",
+        f"{root}/conf/custom.yaml": "model:\n  fp8: true\n",
+    }
+    configs = _configs(files)
+    first = configs["config_DGXB200_1x8x1.sh"]
+    assert first.precision.precision == "fp8" and first.from_scripts and first.settings == {}
+    off = configs["config_DGXB200_2x8x1.sh"].precision
+    assert off.precision is None and "FP8=False" in off.evidence and "turns off" in off.evidence
+
+
+def test_v21_supermicros_layout_and_a_launchers_cluster_settings():
+    files = {
+        # benchmarks/implementations/<system>/<benchmark>/ (Supermicro, training_results_v2.1)
+        "Supermicro/benchmarks/implementations/AS-4124GS/resnet/config_AS-4124GS.sh": "export DGXNNODES=1\n",
+        "Supermicro/benchmarks/implementations/AS-4124GS/resnet/run_and_time.sh": 'PARAMS=(\n      --dtype              "float16"\n)\n',
+        # a launcher sources the cluster's settings and the system configs: the settings are no system's config
+        "UF/benchmarks/flux1/implementations/hpg/flux_training_scale.sh": "source config_hpg.sh\nsource config_DGXB200_02x08x32.sh\n",
+        "UF/benchmarks/flux1/implementations/hpg/config_hpg.sh": "export SLURM_PARTITION=hpg\n",
+        "UF/benchmarks/flux1/implementations/hpg/config_DGXB200_02x08x32.sh": 'export FP8_RECIPE="mxfp8"  # Use FP8 on Blackwell\n',
+    }
+    configs = implementation_configs(files)
+    assert {(c.benchmark_folder, c.name, c.precision.precision) for c in configs} == {
+        ("resnet", "AS-4124GS", "fp16"), ("flux1", "DGXB200_02x08x32", "fp8")}
+
+
+def test_accelerators_are_named_not_guessed_from_part_numbers():
+    from mlperf_scaling.tasks.parse.config_match import named_accelerators
+
+    assert named_accelerators("AS-A126GS-TNBR_1x8x6912") == set() and named_accelerators("Blackwell_llama31_8b") == set()
+    assert named_accelerators("c885a01x8H200-SXM-141GB_001x08x40") == {"h200"} and named_accelerators("DGXB200_1x8") == {"b200"}
+    assert named_accelerators("GB200_18x4") == {"gb200"} and named_accelerators("L40Sx16") == {"l40s"} and named_accelerators("hpg.dgxb200x8") == {"b200"}
+    both = implementation_configs({"X/benchmarks/bert/implementations/p/config_L40S_1x8.sh": "export EXTRA_PARAMS='--use_transformer_engine2'\n",
+                                   "X/benchmarks/bert/implementations/p/config_L4_1x8.sh": "export EXTRA_PARAMS='--fp16'\n"})
+    l4 = match_config(both, _clues("l4box", "NVIDIA L4"))
+    assert l4 is not None and (l4.config.name, l4.config.precision.precision) == ("L4_1x8", "fp16")
 
 
 def _clues(system, accelerator, nodes=1, per_node=8, printed=(), readme=()):

@@ -19,7 +19,12 @@ from mlperf_scaling.tasks.parse.implementation import ImplementationConfig
 
 _SHAPE = re.compile(r"(?:^|[_-])0*(\d+)x0*(\d+)(?=x|_|$)", re.I)
 _SUFFIX = re.compile(r"_\d+x\d+.*$", re.I)
-_ACCELERATOR = re.compile(r"(GB\d{3}|GH\d{3}|B\d{3}|H\d{3}|A\d{2,3}|L40S?|L4|MI\d{3}X?|Gaudi\s?\d|RTX\s?Pro\s?6000|v5p|v5e|v6e|trillium|v4|v3)", re.I)
+# the accelerators config names carry (DGXH100, 8xB200, GB300, MI355X, L40S): named, so that a part number (AS-A126GS,
+# c885a01) or a model (llama31) is none; not after a letter but x (8xH200) or DGX's X, nor before a digit (L4 is not L40S's)
+_ACCELERATOR = re.compile(r"(?:(?<=[^A-Za-z])|(?<=[xX])|^)(GB200|GB300|GH200|B100|B200|B300|H100|H200|H800|H20|A100|A800|A40|A30|A10|"
+                          r"L40S|L40|L4|MI250X?|MI300X?|MI325X?|MI350X?|MI355X?|Gaudi\s?2|Gaudi\s?3|RTX\s?Pro\s?6000|A5000|A6000)(?!\d)", re.I)
+
+
 @dataclass(frozen=True)
 class ConfigMatch:
     config: ImplementationConfig  # the config matched, or the first of those that agree
@@ -70,11 +75,11 @@ def _system_part(name: str) -> str:
 def _accelerator_tokens(text: str | None) -> set[str]:
     if not text:
         return set()
-    return {_plain(token) for token in _ACCELERATOR.findall(text.replace("TPU-", "").replace("TPU ", ""))}
+    return {_plain(token) for token in _ACCELERATOR.findall(text)}
 
 
 _FAMILIES = (("hopper", re.compile(r"^g?h(100|200|800|20)$")), ("blackwell", re.compile(r"^g?b(100|200|300)$")),
-             ("ampere", re.compile(r"^a(100|800|30|40|10)$")), ("cdna3", re.compile(r"^mi(300|325)x?$")),
+             ("ampere", re.compile(r"^a(100|800|30|40|10|5000|6000)$")), ("cdna3", re.compile(r"^mi(300|325)x?$")),
              ("cdna4", re.compile(r"^mi(350|355)x?$")), ("ada", re.compile(r"^l40s?$|^l4$")))
 
 
@@ -85,26 +90,19 @@ def _family(token: str) -> str:
 def _names_other_accelerator(config: ImplementationConfig, tokens: set[str]) -> bool:
     """The config is for another generation than the result's accelerator (Dell's only LoRA config, for MI300X, is not
     what its GB200 systems ran); a Hopper config for an H200 system is not another (Oracle's H200 ran DGXH100 configs)."""
-    named = _named_tokens(config.name) or _named_tokens(config.implementation)  # the file's own name first: Azure's ND_H100_v5 holds DGXA100 configs
+    named = named_accelerators(config.name) or named_accelerators(config.implementation)  # the file's own name first: Azure's ND_H100_v5 holds DGXA100 configs
     if not named or not tokens:
         return False
     return not ({_family(token) for token in named} & {_family(token) for token in tokens})
 
 
-def _named_tokens(text: str) -> set[str]:
-    # TPU slice names (v4, v5p) are not accelerators in a GPU's config
-    return {token for token in (_plain(found) for found in _ACCELERATOR.findall(text)) if not token.startswith("v")}
+def named_accelerators(text: str) -> set[str]:
+    return {_plain(found) for found in _ACCELERATOR.findall(text)}
 
 
 def _names_accelerator(stem: str, tokens: set[str]) -> bool:
-    """The config's name names one of the accelerator's tokens, not as part of another (B200 is not GB200's)."""
-    upper = stem.upper()
-    for token in tokens:
-        for found in re.finditer(re.escape(token.upper()), upper):
-            before = upper[found.start() - 1] if found.start() else ""
-            if before != "G":
-                return True
-    return False
+    """The config's name names one of the accelerator's tokens (B200 is not GB200's, L4 not L40S's)."""
+    return bool(named_accelerators(stem) & tokens)
 
 
 def _shape_of(stem: str) -> tuple[int, int] | None:
@@ -121,7 +119,9 @@ def _clues(result: ResultClues) -> list[tuple[str, Callable[[ImplementationConfi
         clues.append((f"named in the log ({printed[0]})", lambda c: c.name in printed))
 
         def near(c: ImplementationConfig) -> bool:
+            # the same shape, a like system part (a typo: 280GB for 180GB) and the same accelerator named (GB200 is not GB300)
             return any(_SUFFIX.search(c.name) and _SUFFIX.search(name) and _SUFFIX.search(c.name).group(0) == _SUFFIX.search(name).group(0)  # type: ignore[union-attr]
+                       and named_accelerators(c.name) == named_accelerators(name)
                        and difflib.SequenceMatcher(None, _plain(_system_part(c.name)), _plain(_system_part(name))).ratio() >= 0.75
                        for name in printed)
 
@@ -140,7 +140,7 @@ def _clues(result: ResultClues) -> list[tuple[str, Callable[[ImplementationConfi
         suffixes = {_SUFFIX.search(name).group(0).lower() for name in printed if _SUFFIX.search(name)}  # type: ignore[union-attr]
         clues.append(("of the shape the log prints", lambda c: bool(_SUFFIX.search(c.name)) and _SUFFIX.search(c.name).group(0).lower() in suffixes))  # type: ignore[union-attr]
     if tokens:
-        clues.append((f"for {result.accelerator}", lambda c: _names_accelerator(c.name, tokens) or (not _named_tokens(c.name) and _names_accelerator(c.implementation, tokens))))
+        clues.append((f"for {result.accelerator}", lambda c: _names_accelerator(c.name, tokens) or (not named_accelerators(c.name) and _names_accelerator(c.implementation, tokens))))
     if result.nodes and result.per_node:
         clues.append((f"for {result.nodes} x {result.per_node}", lambda c: _shape_of(c.name) == (result.nodes, result.per_node)))
     return clues
@@ -153,7 +153,7 @@ def family_consensus(configs: Iterable[ImplementationConfig], accelerator: str |
     if not families:
         return None
     fitting = [config for config in configs if config.precision.precision is not None
-               and {_family(token) for token in (_named_tokens(config.name) or _named_tokens(config.implementation))} & families]
+               and {_family(token) for token in (named_accelerators(config.name) or named_accelerators(config.implementation))} & families]
     submitters = sorted({config.submitter for config in fitting})
     if len(submitters) < 2 or len({config.precision.key for config in fitting}) != 1:
         return None

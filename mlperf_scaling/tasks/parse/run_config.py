@@ -93,8 +93,10 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
     `fp4` (Nebius's v5.1 B300), and FP8 runs print `fp4_recipe: nvfp4` and `precision: bf16-mixed` whatever they ran."""
     end = text.find(_RUN_START)
     head = _Head(text if end < 0 else text[:end])
-    if head.lower is not None and not any(word in head.lower for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script")) \
-            and "Automatic Mixed Precision (AMP)" not in text[: (end if end >= 0 else 0) + 100_000]:
+    # Lightning sets up its precision plugin as training starts, a little after run_start: looked for just beyond it
+    window = (end if end >= 0 else len(text)) + 100_000
+    at = text.find("Automatic Mixed Precision (AMP)", 0, window)
+    if head.lower is not None and at < 0 and not any(word in head.lower for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script")):
         return None
     fp4, fp8 = head.first(_DUMP_FP4, "fp4"), head.first(_DUMP_FP8, "fp8")
     precision = evidence = None
@@ -110,10 +112,7 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
         precision = "fp16" if value in ("fp16", "16", "16-mixed") else "bfloat16"
         evidence = "the configuration the log prints: " + re.sub(r"^\d+:\s*", "", sixteen.group(0).strip())
     name = head.first(_PRINTED_NAME)
-    # Lightning sets up its precision plugin as training starts, a little after run_start: looked for just beyond it
-    window = text[: (end if end >= 0 else len(text)) + 100_000]
-    at = window.find("Automatic Mixed Precision (AMP)")
-    amp_line = _AMP_LINE.search(window, max(at - 40, 0), at + 40) if at >= 0 else None
+    amp_line = _AMP_LINE.search(text, max(at - 40, 0), at + 40) if at >= 0 else None
     amp = amp_line.group(1) if amp_line else None
     mixed = None if amp is None else "fp16" if amp == "16bit" else "bfloat16"
     if precision is None and name is None and mixed is None:

@@ -33,9 +33,21 @@ def benchmark_attention_share(work: BenchmarkWork) -> float:
 
 
 def _nominal(peak_precision: str | None) -> str | None:
-    """A run at two precisions ("fp4+fp8": NVIDIA's FP4 LoRA recipe, healed at FP8) is planned as its first: its
-    utilisation is against the step-weighted peak of both, which is what the recipe delivers."""
+    """A run at two precisions ("fp4+fp8": NVIDIA's FP4 LoRA recipe, healed at FP8) is planned as its first."""
     return peak_precision.split("+", 1)[0] if peak_precision else None
+
+
+def _at_nominal_peak(row: dict, group: str) -> tuple[float | None, float]:
+    """The peak and utilisation a score is planned at: a run at two precisions ("fp4+fp8") against its first
+    precision's peak, what its recipe delivered of it (its MFU is against the step-weighted peak of both, which an FP4
+    request is not planned at)."""
+    if not row["peak_precision"] or "+" not in row["peak_precision"]:
+        return row["peak_tflops"], row["mfu"]
+    spec = datasheet_of_group(group)
+    nominal = spec.peak_tflops.get(_nominal(row["peak_precision"]) or "") if spec is not None else None
+    if not nominal or not row["peak_tflops"]:
+        return row["peak_tflops"], row["mfu"]
+    return nominal, row["mfu"] * row["peak_tflops"] / nominal
 
 
 def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
@@ -54,10 +66,11 @@ def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
             spec = datasheet_of_group(group)
             specs[group] = (spec.architecture, spec.memory_gb) if spec is not None else (None, None)
         share = benchmark_attention_share(work)
+        peak, mfu = _at_nominal_peak(row, group)
         batch_tokens = row["global_batch_size"] * work.tokens_per_sample if row.get("global_batch_size") else None
         per_token = (4.0 if work.training == LORA else 6.0) * work.active_parameters * (1.0 + share)
-        step = (per_token * batch_tokens / row["accelerators"] / (row["peak_tflops"] * 1e12)
-                if batch_tokens and row["accelerators"] and row["peak_tflops"] else None)
+        step = (per_token * batch_tokens / row["accelerators"] / (peak * 1e12)
+                if batch_tokens and row["accelerators"] and peak else None)
         pipeline = (pipeline_efficiency(work.active_parameters, work.training == LORA, specs[group][1], work.tokens_per_sample, batch_tokens,
                                         row["accelerators"]) if batch_tokens and row["accelerators"] else 1.0)
         rows.append({
@@ -67,11 +80,11 @@ def language_model_evidence(context: pl.DataFrame) -> pl.DataFrame:
             "active_parameters": work.active_parameters, "seq_len": work.tokens_per_sample, "training": work.training,
             "moe": bool(work.parameters and work.parameters > work.active_parameters), "precision": _nominal(row["peak_precision"]),
             "precision_assumed": row["precision_source"] == "assumed",
-            "peak_tflops": row["peak_tflops"], "accelerator_memory_gb": row["accelerator_memory_gb"],
+            "peak_tflops": peak, "accelerator_memory_gb": row["accelerator_memory_gb"],
             "time_to_train_min": row["time_to_train_min"], "global_batch_tokens": batch_tokens, "step_compute_s": step,
             "pipeline_efficiency": pipeline,
             "model_flops_with_attention": row["model_flops"] * (1 + share),
             # attention counted the dense way (no causal halving) can pass the peak on a run near it: a utilisation stops at 1
-            "mfu_with_attention": min(row["mfu"] * (1 + share), 1.0), "w_per_accelerator": row["w_per_accelerator"],
+            "mfu_with_attention": min(mfu * (1 + share), 1.0), "w_per_accelerator": row["w_per_accelerator"],
         })
     return pl.DataFrame(rows, schema=_SCHEMA)

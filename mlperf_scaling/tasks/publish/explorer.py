@@ -125,7 +125,7 @@ _HOVER = "{" + ", ".join([
     f"'scale-up domain': {_shown('scale_up_domain', ',')}",
     "'network': datum.network_kind",
     "'cooling': datum.cooling",
-    "'precision (linear)': isValid(datum.precision_linear) ? datum.precision_linear + ' (' + datum.precision_source + ')' : datum.precision_linear",
+    "'precision (linear)': isValid(datum.precision_linear) ? datum.precision_linear + (isValid(datum.precision_source) ? ' (' + datum.precision_source + ')' : '') : datum.precision_linear",
     "'parallelism': datum.parallelism",
     f"'MFU (model FLOP/s over the datasheet peak)': isValid(datum.mfu) ? {_shown('mfu', '.2f')} + "
     "(datum.precision_source == 'assumed' ? ', at an assumed precision' : datum.precision_source == \"round's configs\" ? "

@@ -21,7 +21,7 @@ from mlperf_scaling.contracts.rejections import RejectionsSchema
 from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
-from mlperf_scaling.reference.lookup import canonical_benchmark, published_result_id
+from mlperf_scaling.reference.lookup import published_result_id
 from mlperf_scaling.tasks.parse.config_match import ResultClues
 from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
 from mlperf_scaling.tasks.parse.run_config import RunConfiguration, run_configuration
@@ -153,8 +153,10 @@ def _result_ids(round_name: str, rules: RoundRules, systems: dict[GroupKey, Syst
     return result_ids(round_name, rows)
 
 
-def is_language_model(canonical_name: str) -> bool:
-    return canonical_benchmark(canonical_name).task.startswith("LLM")
+def without_fp8_path(canonical_name: str) -> bool:
+    """A workload whose implementations train inside Lightning's 16-bit mixed precision with no FP8 in it (Stable
+    Diffusion's NeMo UNet); Flux's and the language models' run FP8 inside the same wrapper."""
+    return canonical_name.startswith("stable_diffusion")
 
 
 def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
@@ -318,7 +320,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                     submitter, benchmark, info.canonical_name,
                     ResultClues(system, tuple(printed.get(key, [])), described.accelerator_model_name if described else None,
                                 described.number_of_nodes if described else None, described.accelerators_per_node if described else None)),
-                    Counter(mixed[key]).most_common(1)[0][0] if mixed.get(key) and not is_language_model(info.canonical_name) else None,
+                    Counter(mixed[key]).most_common(1)[0][0] if mixed.get(key) and without_fp8_path(info.canonical_name) else None,
                     implementations.consensus(benchmark, info.canonical_name, described.accelerator_model_name if described else None)),
             }
         )

@@ -32,7 +32,7 @@ MIRROR_HINT = "without network, `mlperf-scaling run --mirror DIR --offline` read
 # run scripts, YAML and READMEs, not its code
 SPARSE_PATTERNS = ["/*/systems/", "/*/results/", "/v*/*/*/results/", "/v*/*/*/*/results/",
                    "/*/benchmarks/**/*.sh", "/*/benchmarks/**/*.sub", "/*/benchmarks/**/*.yaml", "/*/benchmarks/**/*.yml",
-                   "/*/benchmarks/**/README*"]
+                   "/*/benchmarks/**/README*", "/*/benchmarks/**/config*.json", "/*/benchmarks/**/*.bash", "/*/benchmarks/**/*.env"]
 
 
 def _run_git(args: list[str], cwd: Path | None, timeout_s: float) -> str:
