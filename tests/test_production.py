@@ -102,11 +102,11 @@ def test_the_backtest_meets_the_issues_targets():
     assert figures.median_abs_error_pct is not None and figures.median_abs_error_pct <= 30
     assert figures.coverage is not None and 0.80 <= figures.coverage <= 0.95
     # a whole architecture left out is harder (the V100 runs of 2019 took three times the pace): wider, and still held.
-    # 41 % on the labels before issue 54, 53 % on the corrected ones: Ampere's pace rests on one LoRA score carried to
+    # 41 % on the labels before issue 54, 47 % on the corrected ones: Ampere's pace rests on one LoRA score carried to
     # pretraining by a change the relabelled FP4 cells now pull down (x1.16 to x1.07), and its runs took less than the
     # other architectures' factor says
     arch_error, covered, with_interval = figures.by_architecture
-    assert arch_error is not None and arch_error <= 55 and covered / with_interval >= 0.80
+    assert arch_error is not None and arch_error <= 50 and covered / with_interval >= 0.80
     # Meta's Llama 3.1 405B, with every Meta run left out
     llama = backtest.filter(pl.col("left_out") == ORGANISATION, pl.col("run") == "Llama 3.1 405B").row(0, named=True)
     assert llama["covered"] and abs(llama["error_pct"]) < 30
