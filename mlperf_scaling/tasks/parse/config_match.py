@@ -11,6 +11,7 @@ config trains in FP8 needs no closer match, one whose FP4 and FP8 configs both f
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -96,8 +97,9 @@ def _names_other_accelerator(config: ImplementationConfig, tokens: set[str]) -> 
     return not ({_family(token) for token in named} & {_family(token) for token in tokens})
 
 
-def named_accelerators(text: str) -> set[str]:
-    return {_plain(found) for found in _ACCELERATOR.findall(text)}
+@functools.lru_cache(maxsize=4096)
+def named_accelerators(text: str) -> frozenset[str]:
+    return frozenset(_plain(found) for found in _ACCELERATOR.findall(text))
 
 
 def _names_accelerator(stem: str, tokens: set[str]) -> bool:

@@ -28,6 +28,10 @@ MAX_IMPLEMENTATION_BYTES = 300_000
 # copies a submitter kept aside (Oracle's v4.1 configs/config.bak/): not what ran
 _SET_ASIDE = re.compile(r"(\.bak|\.orig|\.old)$|^(bak|backup|backups|old|archive|unused|deprecated)$", re.I)
 _CONFIG_FILE = re.compile(r"^config_.+\.sh$", re.I)
+# scripts that fetch, convert, check or package, not train: their flags are no run's (read no further)
+_DATA_FILE = re.compile(r"\.(ya?ml|json)$", re.I)
+_NOT_A_LAUNCHER = re.compile(r"download|prepare|preprocess|convert|dataset|checkpoint|install|docker|clean|verify|md5|(^|_)test|"
+                             r"bind|mount|profil|nsys|hosts|copy_|sqsh|build|setup|upload|split|shard|tokeni", re.I)
 # shared settings, not a system's: config_common*.sh, config_DGXA100_common.sh, config_mounts.sh
 _NOT_A_SYSTEM = re.compile(r"(^|_)(common|mounts)(_|$)", re.I)
 _SHAPE = re.compile(r"\d+x\d+", re.I)
@@ -207,27 +211,36 @@ class _Scripts:
             return self._facts[path]
         found: list[tuple[str, str]] = []
         flags = _flag_rules()
-        for line in top_level_lines(self.shell.files[path]):
-            text = line.text
+        # YAML and JSON are settings throughout; a shell file's only where it runs whatever happens
+        lines = (enumerate(self.shell.files[path].splitlines(), 1) if _DATA_FILE.search(path)
+                 else ((line.number, line.text) for line in top_level_lines(self.shell.files[path])))
+        for number, text in lines:
+            if len(text) > MAX_LINE or text.lstrip().startswith("#"):
+                continue
             if "&&" in text or "||" in text or _ENVIRONMENT_OPTION.search(text) or not _may_say(text):
                 continue
             for rule in flags:
                 if rule.pattern.search(text):
-                    found.append((rule.precision, f"{path}:{line.number} {text.strip()[:80]} ({rule.meaning})"))
+                    found.append((rule.precision, f"{path}:{number} {text.strip()[:80]} ({rule.meaning})"))
             for name, raw in _SCRIPT_ASSIGNMENT.findall(text):  # tinygrad's `export DEFAULT_FLOAT="HALF" GPUS=6`
                 for precision, meaning in _said_by_variable(name, unquote(raw)):
                     if precision in _ORDER:
-                        found.append((precision, f"{path}:{line.number} {name}={unquote(raw)} ({meaning})"))
-        offers = None
-        for number, text in enumerate(self.shell.files[path].splitlines(), 1):
-            if len(text) > MAX_LINE or text.lstrip().startswith("#") or ("fp8" not in text.lower() and "fp4" not in text.lower()):
-                continue
-            option = next((o for o in _OPTION.findall(text) if ("fp8" in o.lower() or "fp4" in o.lower()) and not o.endswith("interval")), None)
-            if option is not None:
-                offers = f"{path}:{number} offers {option}"
-                break
-        self._facts[path] = _ScriptFacts(tuple(found), offers)
+                        found.append((precision, f"{path}:{number} {name}={unquote(raw)} ({meaning})"))
+        self._facts[path] = _ScriptFacts(tuple(found), self._offers(path))
         return self._facts[path]
+
+    def _offers(self, path: str) -> str | None:
+        text = self.shell.files[path]
+        lower = text.lower()
+        if "fp8" not in lower and "fp4" not in lower:
+            return None
+        for number, line in enumerate(text.splitlines(), 1):
+            if len(line) > MAX_LINE or line.lstrip().startswith("#") or ("fp8" not in line.lower() and "fp4" not in line.lower()):
+                continue
+            option = next((o for o in _OPTION.findall(line) if ("fp8" in o.lower() or "fp4" in o.lower()) and not o.endswith("interval")), None)
+            if option is not None:
+                return f"{path}:{number} offers {option}"
+        return None
 
     def reading(self, paths: list[str]) -> PrecisionReading:
         """What the top-level lines of these scripts say together (flags, `precision: 16`)."""
@@ -314,10 +327,11 @@ def implementation_configs(files: dict[str, str]) -> list[ImplementationConfig]:
         sourced = shell.sourced_names(config_files)
         system_configs = sorted(path for path in config_files if not _NOT_A_SYSTEM.search(_stem(names[path]))
                                 and not (names[path] in sourced and not _SHAPE.search(names[path])))
+        others = sorted(path for path in paths if not _CONFIG_FILE.match(names[path]) and not names[path].lower().startswith("readme")
+                        and not _NOT_A_LAUNCHER.search(names[path]))
         # a file a launcher sources that says nothing of precision and names no shape is the cluster's settings
         # (University of Florida's config_hpg.sh), not a system's config
-        launched = shell.sourced_names([path for path in paths if path not in config_files and not names[path].lower().startswith("readme")])
-        others = sorted(path for path in paths if not _CONFIG_FILE.match(names[path]) and not names[path].lower().startswith("readme"))
+        launched = shell.sourced_names([path for path in others if not _DATA_FILE.search(path)])
         default = scripts.reading(others)
         if default.precision is not None and system_configs:
             defaults.setdefault(benchmark, set()).add((default.precision, default.evidence))

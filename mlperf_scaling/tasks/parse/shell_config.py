@@ -86,6 +86,8 @@ def top_level_lines(text: str) -> list[Line]:
 
 def unquote(value: str) -> str:
     """A shell word's text: quotes taken off, a trailing comment and `;` dropped."""
+    if not any(mark in value for mark in "\"'#;"):
+        return value.strip()
     out: list[str] = []
     quote: str | None = None
     for char in value.strip():

@@ -9,6 +9,7 @@ config name is a label. A precision from a config file carries the file and line
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from mlperf_scaling.tasks.parse.config_match import ConfigMatch, ResultClues, family_consensus, match_config, system_readme_names
@@ -65,14 +66,21 @@ def _same_class(logged: str | None, configured: str) -> bool:
 
 
 def with_config_file(configuration: RunConfiguration, match: ConfigMatch | None, mixed_precision: str | None = None,
-                     consensus: tuple[str, str] | None = None) -> dict:
+                     consensus: Callable[[], tuple[str, str] | None] = lambda: None) -> dict:
     """The score's configuration columns: the logs' where they speak, the config file's where they do not; last, for a
     model with no FP8 path (not a language model), the 16-bit mixed precision Lightning says it runs. What the round's
     other configs for the generation agree on goes beside (`round_precision`): below the submitter's own statement."""
+    row = _configured(configuration, match, mixed_precision)
+    # the round's other configs are asked only where the submitter's own files and logs said nothing
+    said = consensus() if row["precision_linear"] is None else None
+    row.update({"round_precision": said[0] if said else None, "round_precision_evidence": said[1] if said else None})
+    return row
+
+
+def _configured(configuration: RunConfiguration, match: ConfigMatch | None, mixed_precision: str | None) -> dict:
     row = vars(configuration).copy()
     row.update({"precision_evidence": configuration.precision_source, "precision_switch_step": None, "precision_after_switch": None,
-                "implementation_config": None, "round_precision": consensus[0] if consensus else None,
-                "round_precision_evidence": consensus[1] if consensus else None})
+                "implementation_config": None})
     if match is None or match.config.precision.precision is None:
         if row["precision_linear"] is None and mixed_precision is not None:
             words = "16bit" if mixed_precision == "fp16" else "bfloat16"

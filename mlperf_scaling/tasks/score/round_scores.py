@@ -6,6 +6,7 @@ The score step of source -> parse -> score: facts in, the rows of `systems`, `ru
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 import time
@@ -321,7 +322,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                     ResultClues(system, tuple(printed.get(key, [])), described.accelerator_model_name if described else None,
                                 described.number_of_nodes if described else None, described.accelerators_per_node if described else None)),
                     Counter(mixed[key]).most_common(1)[0][0] if mixed.get(key) and without_fp8_path(info.canonical_name) else None,
-                    implementations.consensus(benchmark, info.canonical_name, described.accelerator_model_name if described else None)),
+                    functools.partial(implementations.consensus, benchmark, info.canonical_name,
+                                      described.accelerator_model_name if described else None)),
             }
         )
 
