@@ -90,7 +90,8 @@ def test_logs_reach_the_workers_through_shared_memory_and_parse_as_in_this_proce
     shared = [slot for _, _, slot in parser._pending if slot is not None]
     assert parser._slots is not None and len(shared) >= 3
     assert parser.results() == pool.parse_batch([(pool.RESULT, data) for data in datas], judge)
-    assert {name for name in os.listdir("/dev/shm") if name.startswith("psm_")} == segments  # the slots go with the round
+    # the slots go with the round: none of this parser's is left (another test's worker may free its own meanwhile)
+    assert {name for name in os.listdir("/dev/shm") if name.startswith("psm_")} - segments == set()
 
 
 def test_a_command_that_runs_flows_collects_cycles_less_often():
