@@ -9,6 +9,7 @@ type here, while the arguments are parsed, so no command starts work on a value 
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import re
 import sys
@@ -33,9 +34,50 @@ class OneLineParser(argparse.ArgumentParser):
         if not command and "required: command" in message:  # no command at all: the usage says which there are
             self.print_usage(sys.stderr)
             raise SystemExit(f"{PROGRAM}: name a command (`{PROGRAM} --help` lists them)")
+        parser: argparse.ArgumentParser = self
         if not command and self._argv:  # an option no command has is found by the top parser: name the command given
             command = next((word for word in self._argv if word in _commands(self)), "")
-        raise SystemExit(f"{PROGRAM}: {_said(message, command)}")
+            parser = _subparser(self, command) or self
+        raise SystemExit(f"{PROGRAM}: {_said(message, command)}{_suggestion(message, parser, self._argv or [])}")
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:  # noqa: SLF001
+            return action.choices[command]
+    return None
+
+
+def _suggestion(message: str, parser: argparse.ArgumentParser, argv: list[str]) -> str:
+    """What the user probably meant: the command or option spelt nearly so (`plna`: plan; `--acelerator`: --accelerator),
+    or a value with a space that was not quoted (`--deadline 5 minutes`)."""
+    message = " ".join(message.split())
+    if (choice := _CHOICE.search(message)) is not None:
+        choices = [word.strip(" '") for word in choice["choices"].split(",")]
+        near = difflib.get_close_matches(choice["value"].strip("'"), choices, n=1, cutoff=0.6)
+        return f"; did you mean {near[0]}?" if near else ""
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    options = [option for option in parser._option_string_actions if option.startswith("--")]  # noqa: SLF001
+    for word in message.removeprefix("unrecognized arguments:").split():
+        if word.startswith("--"):
+            near = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.7)
+            if near:
+                return f"; did you mean {near[0]}?"
+        elif word in argv and (at := argv.index(word)) >= 2 and argv[at - 2].startswith("--") and not argv[at - 1].startswith("-"):
+            action = parser._option_string_actions.get(argv[at - 2])  # noqa: SLF001
+            if action is not None and callable(action.type) and _takes(action.type, f"{argv[at - 1]} {word}"):
+                return f"; a value with a space is quoted: {argv[at - 2]} '{argv[at - 1]} {word}'"
+    return ""
+
+
+def _takes(kind, text: str) -> bool:
+    """Whether an option's type reads the words together (`--deadline '5 minutes'`; not `--round 'v3.1 v4.1'`)."""
+    try:
+        kind(text)
+    except (argparse.ArgumentTypeError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _commands(parser: argparse.ArgumentParser) -> set[str]:
@@ -122,6 +164,8 @@ def fraction(text: str) -> float:
 def _whole_number(text: str, example: str) -> int:
     """A whole number, zero or more, whose thousands may be separated (16,384 or 16_384)."""
     cleaned = _without_thousands(text, example).strip()
+    if re.fullmatch(r"-\d+", cleaned):
+        raise argparse.ArgumentTypeError(f"cannot be negative: {text!r} (e.g. {example})")
     if not re.fullmatch(r"\+?\d+", cleaned):
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (e.g. {example})")
     return int(cleaned)

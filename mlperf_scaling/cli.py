@@ -45,12 +45,20 @@ _ALLOW_SHRINK = ("load a new version of a loaded round even if it has no systems
                  "(refused otherwise, and the loaded version stays; MLPERF_ALLOW_SHRINK)")
 
 
+class _QuietOnClosedPipe(Console):
+    """rich exits 1 when its reader goes away (`query ... | head`); the reader has what it asked for: `main` ends well."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def _console() -> Console:
     from mlperf_scaling.terminal import TrimmedLines
 
     # a pipe or a file gets whole lines, however long the paths in them, and none ends in the blanks rich pads with
-    return Console(file=cast(TextIO, TrimmedLines(sys.stdout)), width=None if sys.stdout.isatty() else max(shutil.get_terminal_size().columns, 200),
-                   highlight=False)
+    return _QuietOnClosedPipe(file=cast(TextIO, TrimmedLines(sys.stdout)),
+                              width=None if sys.stdout.isatty() else max(shutil.get_terminal_size().columns, 200), highlight=False)
 
 
 def _prepare_environment() -> None:
@@ -231,9 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:
-        # the reader went away (`query ... | head`): end quietly, and let no flush at exit complain about it again
+        # the reader went away (`query ... | head`): it has what it asked for, so end quietly and well (a pipeline under
+        # `set -o pipefail` must not fail for it), and let no flush at exit complain about it again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return 0
     except ExpectedFailure as exc:  # raised outside any flow (the temporary API did not start): its one line
         print(f"mlperf-scaling: {exc}", file=sys.stderr)
         return 1
@@ -296,6 +305,16 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
 
     if getattr(args, "warehouse", None) is not None and (problem := file_problem(args.warehouse)) is not None:
         return problem
+    if args.command == "run" and args.mirror is not None and not args.rounds and Path(args.mirror).is_dir():
+        from mlperf_scaling.tasks.source.releases import rounds_in_mirror
+
+        try:
+            empty = not rounds_in_mirror(Path(args.mirror))
+        except OSError as exc:
+            return f"--mirror {args.mirror} cannot be read: {exc.strerror or exc}"
+        if empty:  # refused here, in one line, not by a task Prefect retries
+            return (f"--mirror {args.mirror} holds no training_results_vX.Y.tar.gz or training_results_vX.Y repository "
+                    "(name the folder that holds them, or --rounds to fetch rounds it lacks)")
     if (problem := _machine_problem(args)) is not None:
         return problem
     if args.command == "ingest":

@@ -116,3 +116,14 @@ def test_a_negative_r2_says_what_it_means(n_only, full, said):
         assert "worse than the mean" in notes["cv_r2_n_only_note"]
     if full < n_only:
         assert "worse than the round and count alone" in notes["cv_r2_full_note"]
+
+
+def test_the_pages_order_counts_as_numbers_and_say_where_precision_is_known_from():
+    import polars as pl
+
+    from mlperf_scaling.tasks.publish.why import in_row_order, precision_from
+
+    # the generations at matched counts read 8, 16, 32 ... not 128, 16, 32 (issue 55)
+    assert sorted([128, 16, 32, 512, 64, 72, 8, None], key=in_row_order) == [8, 16, 32, 64, 72, 128, 512, None]
+    # beside the MFU: how many results rest on an assumption, named first
+    assert precision_from(pl.Series(["config file", "assumed", "config file", "log"])) == "1 assumed; config file 2, log 1"

@@ -165,6 +165,8 @@ def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(
     assert "ruleset 6.2.0 is newer than the rules installed (mlperf-logging 4.1.68 ends at 6.1.0)" in out
     # the page to open first is named, on the last line, where the eye lands
     assert out.splitlines()[-1] == f"open first: {tmp_path / 'reports' / 'index.html'} (the answer per workload, and a link to every report)"
+    # a buyer with a model of their own learns the planner exists from the page they open first
+    assert "mlperf-scaling plan --model-params" in (tmp_path / "reports" / "index.html").read_text()
     with connect(warehouse, read_only=True) as connection:
         rows = connection.execute(
             "select round, status, status_reason, n_required from scores order by round"

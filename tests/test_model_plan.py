@@ -370,6 +370,9 @@ def test_the_command_answers_at_the_pace_and_in_production(v41_with_trends, caps
         ([*argv, "--global-batch", "64"], "--global-batch is a benchmark's batch in samples"),
         (["plan", "--model-params", "1e30", "--tokens", "1e12", "--accelerator", "H100-SXM"], "--model-params 1e+30: beyond any model trained"),
         (["plan", "--model-params", "70e9", "--tokens", "1e12", "--accelerator", "XPU9"], "no datasheet for XPU9"),
+        # a name nearly a group's: said, with the group meant
+        (["plan", "--model-params", "70e9", "--tokens", "1e12", "--accelerator", "MI300"],
+         "no accelerator 'MI300' with a datasheet; did you mean MI300X-OAM?"),
         (["plan", "bert", "--global-batch-tokens", "4e6"], "--global-batch-tokens: for a model's plan"),
     ]:
         assert main([*bad, "--warehouse", warehouse] if "--warehouse" not in bad else bad) == 2

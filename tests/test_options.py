@@ -114,7 +114,12 @@ def test_an_options_value_is_taken_or_refused_in_one_line(command, action, value
     (["plan", "bert", "--round", "v3.1", "--rounds", "v4.1"], "mlperf-scaling: --rounds: not with --round: give one or the other"),
     (["plan", "bert", "--bogus", "3"], "mlperf-scaling: --bogus 3: not an option of plan (`mlperf-scaling plan --help` lists them)"),
     (["plann"], "mlperf-scaling: no command 'plann' (one of ingest, run, analyze, trends, watch, serve, plan, query, export, explore, "
-                "paper-table)"),
+                "paper-table); did you mean plan?"),
+    (["plan", "bert", "--acelerator", "H100-SXM"], "mlperf-scaling: --acelerator H100-SXM: not an option of plan (`mlperf-scaling plan --help` "
+                                                  "lists them); did you mean --accelerator?"),
+    (["plan", "bert", "--deadline", "5", "minutes"], "mlperf-scaling: minutes: not an option of plan (`mlperf-scaling plan --help` lists them); "
+                                                     "a value with a space is quoted: --deadline '5 minutes'"),
+    (["plan", "bert", "--accelerators", "-8"], "mlperf-scaling: --accelerators: cannot be negative: '-8' (e.g. 256)"),
     (["ingest"], "mlperf-scaling: ingest needs SOURCE"),
     (["serve", "--cron", "bad"], "mlperf-scaling: --cron: not a cron schedule: 'bad' (five fields, e.g. '0 6 * * *': daily at 06:00)"),
     (["export", "out", "--format", "xls"], "mlperf-scaling: --format: 'xls' is not one of parquet, csv"),
@@ -154,3 +159,11 @@ def test_a_decimal_comma_is_refused_not_read_as_thousands():
 def test_thousands_separated_by_commas_are_read_as_written(whole, tail):
     assert arguments.count(f"{whole:,}") == whole
     assert arguments.price(f"{whole:,}{tail}") == pytest.approx(float(f"{whole}{tail}"))
+
+
+def test_a_mirror_with_no_rounds_is_refused_in_one_line_before_any_work(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("not a round\n")
+    code = cli.main(["run", "--mirror", str(tmp_path), "--offline", "--warehouse", str(tmp_path / "w.duckdb")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"--mirror {tmp_path} holds no training_results_vX.Y.tar.gz" in err
+    assert not (tmp_path / "w.duckdb").exists()

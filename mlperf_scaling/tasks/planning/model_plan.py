@@ -14,6 +14,7 @@ Tables and a request in, a ModelPlan out; printing is the command line's job.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, replace
 
@@ -133,6 +134,10 @@ def resolve_group(evidence: pl.DataFrame, accelerator: str) -> str:
     known = classify_accelerator(accelerator)
     if known.family is not None:
         return group_name(known.family, known.form_factor, accelerator)
+    by_plain = {normal_name(g): g for g in groups}
+    near = difflib.get_close_matches(wanted, list(by_plain), n=1, cutoff=0.6)
+    if near:
+        raise PlanError(f"no accelerator {accelerator!r} with a datasheet; did you mean {by_plain[near[0]]}?")
     return accelerator  # the transfer refuses it and names the groups that have a datasheet
 
 

@@ -69,6 +69,15 @@ def fit_text(n_only: float, full: float, folds: int) -> str:
     return f"{alone}; {covariates}."
 
 
+def in_row_order(value: object) -> tuple:
+    """A cell as rows are ordered: numbers as numbers (8, 16, 128, not 128, 16, 8), then text, then blanks."""
+    if isinstance(value, bool) or value is None:
+        return (2, 0.0, str(value))
+    if isinstance(value, int | float):
+        return (0, float(value), "")
+    return (1, 0.0, str(value))
+
+
 def precision_from(sources: pl.Series) -> str:
     """Where the precision of a row's results is known from, the assumed ones named first: "2 assumed; config file 5"."""
     counts = {kind: n for kind, n in Counter(sources.to_list()).most_common()}
@@ -93,7 +102,7 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
     both = power.filter(pl.col("measurement") == "AC").join(power.filter(pl.col("measurement") == "DC"), on=["round", "system", "accelerators"], suffix="_dc")
     ac_dc = both.select("round", "system", "accelerators", (pl.col("mean_w") / 1000).alias("ac_kw"), (pl.col("mean_w_dc") / 1000).alias("dc_kw"),
                         (pl.col("energy_j_dc") / pl.col("energy_j")).alias("dc_over_ac_energy"))
-    by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *[str(v) for v in row.values()]))  # noqa: E731
+    by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *map(in_row_order, row.values())))  # noqa: E731
     name = canonical_benchmark(workload)
     said = fit_text(summary["cv_r2_n_only"], summary["cv_r2_full"], summary["folds"]) if summary else ""
     return render_page("why_workload.html.j2", workload=workload, title=name.label, task=name.task, summary=summary, fit_text=said,
