@@ -443,3 +443,11 @@ def test_the_two_part_model_follows_the_batch_the_counts_imply(v41_efficiency):
     assert model.batch(256) == pytest.approx(32.0)
     # the shape: a bigger batch needs more samples, so the same count takes longer
     assert model.minutes(1024, 256) > model.minutes(1024, 128)
+
+
+def test_an_interval_is_in_one_unit():
+    from mlperf_scaling.tasks.planning.recommend import interval_text, minutes_text
+
+    # the ends in the unit of the time before them, however far one end reaches (issue 55: "3.2 days [43.8 h, 5.7 days]")
+    assert minutes_text(9.8) + interval_text(9.8, 7.2, 660.0) == "9.80 min [7.20, 660.00]"
+    assert minutes_text(750.0) + interval_text(750.0, 480.0, 1200.0) == "12.5 h [8.0, 20.0]"

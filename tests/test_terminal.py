@@ -237,3 +237,14 @@ def test_piped_output_carries_no_trailing_blanks(v41_warehouse, capsys):
         assert cli.main([*argv, "--warehouse", str(v41_warehouse)]) == 0
         out = capsys.readouterr().out
         assert out.count("\n") > 20 and [line for line in out.splitlines() if line != line.rstrip()] == [], argv[0]
+
+
+def test_describe_says_what_each_column_means(v41_warehouse):
+    from mlperf_scaling.warehouse.export import run_queries
+
+    (described,) = run_queries(v41_warehouse, "describe scores")
+    comments = dict(zip(described["column_name"], described["comment"], strict=True))
+    # the contracts' descriptions, kept by DuckDB as column comments and shown only by duckdb_columns() before
+    assert comments["round"] == "MLPerf round, e.g. v4.1" and "config file" in comments["precision_source"]
+    (plain,) = run_queries(v41_warehouse, "select 1 as column_name")
+    assert plain.columns == ["column_name"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
@@ -48,12 +49,26 @@ def run_queries(warehouse: Path | str, sql: str) -> list[pl.DataFrame]:
             if relation is None:
                 which = f"statement {number} " if len(statements) > 1 else "the statement "
                 raise QueryError(f"{which}returns no rows; only queries are run (the warehouse is opened read-only)")
-            results.append(relation.pl())
+            results.append(_with_comments(connection, statement, relation.pl()))
         return results
     except duckdb.Error as exc:
         raise QueryError(" ".join(str(exc).split())) from None
     finally:
         connection.close()
+
+
+_DESCRIBE = re.compile(r"^\s*(?:describe|show)\s+(?:table\s+)?(?:\"?main\"?\.)?\"?(?P<name>\w+)\"?\s*;?\s*$", re.I)
+
+
+def _with_comments(connection, statement: str, result: pl.DataFrame) -> pl.DataFrame:
+    """`describe scores` with what each column means: DuckDB keeps the contracts' descriptions as column comments, shown
+    only by duckdb_columns()."""
+    found = _DESCRIBE.match(statement)
+    if found is None or "column_name" not in result.columns:
+        return result
+    rows = connection.execute("select column_name, comment from duckdb_columns() where table_name = ?", [found["name"]]).fetchall()
+    comments = pl.DataFrame(rows, schema={"column_name": pl.String, "comment": pl.String}, orient="row")
+    return result.join(comments, on="column_name", how="left") if comments.height else result
 
 
 # DuckDB 2.0 reads a CSV back with another escape character than the quote unless the export names it: written

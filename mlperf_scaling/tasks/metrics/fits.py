@@ -193,7 +193,7 @@ def _amdahl(n: np.ndarray, t: np.ndarray, row: dict[str, Any], threshold: float)
     elif row["knee_50"] is not None and row["knee_50"] > FAR_BEYOND * n.max():
         notes.append(f"the knee lies far beyond the largest count measured ({int(n.max()):,}): an extrapolation")
     if row["knee_50_high"] is None and row["knee_50"] is not None:
-        notes.append("the interval's upper end is unbounded: some resamples show no knee")
+        notes.append("the interval's upper end is beyond reach: some resamples show no knee")
     if n.max() / n.min() < 4:
         notes.append("accelerator counts span less than 4x: the knee is an extrapolation")
     if len(n) <= 3:

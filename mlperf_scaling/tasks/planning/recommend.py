@@ -109,9 +109,13 @@ def minutes_text(value: float) -> str:
     return f"{value:,.2f} min" if value < 10 else (f"{value:,.1f} min" if value < 600 else f"{value / 60:,.1f} h")
 
 
-def _interval_text(low: float | None, high: float | None) -> str:
-    def bare(value: float) -> str:  # the interval's ends in the unit of the time before them
-        return f"{value:,.2f}" if value < 10 else (f"{value:,.1f}" if value < 600 else f"{value / 60:,.1f} h")
+def interval_text(point: float, low: float | None, high: float | None) -> str:
+    """The interval's ends in the unit of the time before them: one unit per interval ("12.5 h [8.1, 20.3]", never
+    "9.8 min [7.2, 11.0 h]")."""
+    def bare(value: float) -> str:
+        if point >= 600:
+            return f"{value / 60:,.1f}"
+        return f"{value:,.2f}" if point < 10 else f"{value:,.1f}"
 
     return "" if low is None or high is None else f" [{bare(low)}, {bare(high)}]"
 
@@ -152,7 +156,7 @@ def _evidence_text(s: Step, p: Planner) -> str:
 
 
 def _predicted_text(s: Step, p: Planner, level: bool = True) -> str:
-    said = f"predicted {minutes_text(s.time_min)}{_interval_text(s.time_min_low, s.time_min_high)}"
+    said = f"predicted {minutes_text(s.time_min)}{interval_text(s.time_min, s.time_min_low, s.time_min_high)}"
     if level and s.time_min_low is not None:
         said += f" ({LEVEL * 100:.0f} % interval"
         if p.backtest is not None:

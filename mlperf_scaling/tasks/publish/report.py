@@ -134,7 +134,7 @@ def _interval(point: float | None, low: float | None, high: float | None, digits
         return ""
     if low is None and high is None:
         return f"{point:,.{digits}f}"
-    return f"{point:,.{digits}f} [{'-' if low is None else f'{low:,.{digits}f}'}, {'unbounded' if high is None else f'{high:,.{digits}f}'}]"
+    return f"{point:,.{digits}f} [{'-' if low is None else f'{low:,.{digits}f}'}, {'beyond reach' if high is None else f'{high:,.{digits}f}'}]"
 
 
 def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list[dict]]:
