@@ -13,10 +13,12 @@ import datetime
 import io
 import math
 import re
+import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, cast
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -224,3 +226,18 @@ class TrimmedLines(io.TextIOBase):
 
     def writable(self) -> bool:
         return True
+
+
+class _QuietOnClosedPipe(Console):
+    """rich exits 1 when its reader goes away (`query ... | head`); the reader has what it asked for: `main` ends well."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def command_console() -> Console:
+    """The console a command prints to."""
+    # a pipe or a file gets whole lines, however long the paths in them, and none ends in the blanks rich pads with
+    return _QuietOnClosedPipe(file=cast(TextIO, TrimmedLines(sys.stdout)),
+                              width=None if sys.stdout.isatty() else max(shutil.get_terminal_size().columns, 200), highlight=False)

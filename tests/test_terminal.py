@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 from rich.console import Console
 
-from mlperf_scaling import cli
+from mlperf_scaling import cli, terminal
 from mlperf_scaling.terminal import Column, fit, format_value
 
 WIDTHS = [80, 100, 120]
@@ -33,7 +33,7 @@ def at_width(monkeypatch, capsys):
     """Runs the command line as in a terminal `width` columns wide, and returns what it printed."""
 
     def run(argv: list[str], width: int) -> str:
-        monkeypatch.setattr(cli, "_console", lambda: Console(width=width, color_system=None, highlight=False))
+        monkeypatch.setattr(terminal, "command_console", lambda: Console(width=width, color_system=None, highlight=False))
         assert cli.main(argv) == 0
         out = capsys.readouterr().out
         assert all(len(line) <= width for line in out.splitlines()), f"a line wider than {width} columns"
@@ -177,7 +177,7 @@ def test_the_run_summary_keeps_every_count(at_width, width, monkeypatch):
     summary = RoundOutcome("v4.1", "succeeded", "../shared/mlperf/training_results_v4.1.tar.gz", n_systems=160, n_runs=1_663,
                            n_valid_runs=1_615, n_scores=162, n_scored=158, n_rejections=12, seconds=3.4)
     console = Console(width=width, color_system=None, highlight=False)
-    monkeypatch.setattr(cli, "_console", lambda: console)
+    monkeypatch.setattr(terminal, "command_console", lambda: console)
     with console.capture() as captured:
         assert cli._print_summaries([summary]) == 0
     out = captured.get()
