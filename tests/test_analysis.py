@@ -401,7 +401,7 @@ def test_a_reused_figure_draws_the_same_bytes_as_a_new_one(v41_warehouse, tmp_pa
     from mlperf_scaling.tasks.publish import plots
     from mlperf_scaling.warehouse.read import read_queries
 
-    assert plots._figure("time", (9, 5.6))[0] is plots._figure("time", (9, 5.6))[0]  # one figure per kind, kept
+    assert plots.scaffold("time", (9, 5.6))[0] is plots.scaffold("time", (9, 5.6))[0]  # one figure per kind, kept
     efficiency, clusters, recommendations = read_queries(v41_warehouse, "round_efficiency", "round_clusters", "round_recommendations", round="v4.1")
     benchmarks = sorted(efficiency["benchmark"].unique())
 
@@ -416,7 +416,7 @@ def test_a_reused_figure_draws_the_same_bytes_as_a_new_one(v41_warehouse, tmp_pa
 
     # every figure after figures of other benchmarks (other scales, limits, legends, sizes); SVG holds every coordinate
     reused = draw(random.Random(7).sample(benchmarks, len(benchmarks)) + ["bert*"], "reused")
-    monkeypatch.setattr(plots, "_figure", lambda kind, figsize, ncols=1, sharex=False: plt.subplots(1, ncols, figsize=figsize, sharex=sharex))
+    monkeypatch.setattr(plots, "scaffold", lambda kind, figsize, ncols=1, sharex=False: plt.subplots(1, ncols, figsize=figsize, sharex=sharex))
     new = draw(benchmarks + ["bert*"], "new")
     kinds = {kind for name in new for kind in ("scaling", "time", "systems", "paper_e_prime") if name.endswith(f"_{kind}.svg")}
     assert kinds == {"scaling", "time", "systems", "paper_e_prime"}
