@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,10 +18,10 @@ from mlperf_scaling import terminal
 from mlperf_scaling.runtime import quick_exit  # before Prefect, multiprocessing or the API register exit handlers: it runs last
 from mlperf_scaling.runtime.interrupts import end_at_once_on_signals
 from mlperf_scaling.settings import Settings
-from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
 from mlperf_scaling.warehouse_commands import export, query
 
 if TYPE_CHECKING:
+    from mlperf_scaling.runtime.report_server import ReportServer
     from mlperf_scaling.tasks.load.outcome import RoundOutcome
 
 
@@ -60,7 +61,7 @@ def _print_summaries(outcomes: list[RoundOutcome]) -> int:
     return 1 if failed else 0
 
 
-_OPTIONS = {"warehouse", "reports", "remote_base", "mirror", "rounds", "offline", "allow_shrink"}  # settings that also have a command-line option
+_OPTIONS = {"warehouse", "reports", "remote_base", "mirror", "rounds", "offline", "allow_shrink", "reports_address"}  # settings that also have a command-line option
 
 
 def _settings(**options: Any) -> Settings:
@@ -126,7 +127,7 @@ def _main(argv: list[str] | None) -> int:
             return 2
         return stop.code if isinstance(stop.code, int) else 2
     _prepare_environment()
-    if args.command == "serve":  # a server stops on Ctrl-C as Prefect's serve decides
+    if args.command in ("serve", "reports"):  # a server stops on Ctrl-C as it decides
         return _command(args, settings)
     with end_at_once_on_signals(args.command):
         return _run(args, settings)
@@ -135,7 +136,9 @@ def _main(argv: list[str] | None) -> int:
 def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command in _FLOWS:
         unchanged = None
-        if args.command == "run" and not args.force:  # answered before anything heavy starts
+        # answered before anything heavy starts; against a served API the run is made all the same, so that the UI an
+        # operator watches shows every check, a finding of nothing new included (the server is up: it costs seconds)
+        if args.command == "run" and not args.force and not os.environ.get("PREFECT_API_URL"):
             from mlperf_scaling.fast_path import unchanged_run
 
             unchanged = unchanged_run(settings.rounds, settings.mirror, settings.remote_base, settings.warehouse, settings.reports)
@@ -262,11 +265,13 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
         if (problem := _loaded_rounds_problem(args.warehouse)) is not None:
             print(f"mlperf-scaling: {problem}", file=sys.stderr)
             return 2
-        analyze_trends(str(args.warehouse), str(args.reports), settings.plot_formats)
+        analyze_trends(str(args.warehouse), str(args.reports), settings.plot_formats, reports_url=settings.reports_url)
         print(f"report: {Path(args.reports) / 'trends' / 'index.html'}")
         return 0
     if args.command == "serve":
         return _serve(settings, args.cron)
+    if args.command == "reports":
+        return _serve_reports(settings)
     if args.command == "watch":
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.watch import watch_releases
@@ -282,8 +287,7 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
         print(f"started: {', '.join(result.started) or 'nothing'}")
         return _print_summaries(result.outcomes) if result.outcomes else 0
     if args.command == "analyze":
-        return _analyze(args.round_names or [args.round_name], args.warehouse, args.reports, args.threshold, settings.plot_formats,
-                        settings.embed_plots)
+        return _analyze(args.round_names or [args.round_name], args.warehouse, args.reports, args.threshold, settings)
     if args.command == "ingest":
         from mlperf_scaling.flows.ingest import ingest_sources
         from mlperf_scaling.flows.outcome import result_of
@@ -329,18 +333,55 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
     return status
 
 
+def _report_server(settings: Settings) -> ReportServer | None:
+    """The reports folder served at the settings' address (made if absent: the first run writes it), or None once
+    the reason it cannot be (the address taken, or not this machine's) is said in one line."""
+    from mlperf_scaling.runtime.report_server import ReportServer
+
+    try:
+        settings.reports.mkdir(parents=True, exist_ok=True)
+        return ReportServer(settings.reports, settings.reports_address)
+    except OSError as exc:
+        print(f"mlperf-scaling: cannot serve the reports at {settings.reports_address} ({exc.strerror or exc}): "
+              "--reports-address HOST:PORT (MLPERF_REPORTS_ADDRESS) picks another", file=sys.stderr)
+        return None
+
+
+def _serve_reports(settings: Settings) -> int:
+    if (server := _report_server(settings)) is None:
+        return 2
+    print(f"serving {settings.reports}/ at {server.url} (Ctrl-C stops); for the Prefect UI's links: "
+          f"export MLPERF_REPORTS_URL={server.url}", flush=True)
+    with server:
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            print("mlperf-scaling: reports server stopped (SIGINT)", file=sys.stderr)
+            return 130
+    return 0
+
+
 def _serve(settings: Settings, cron: str | None) -> int:
     from prefect import serve
 
     from mlperf_scaling.flows.deployments import build_deployments
     from mlperf_scaling.runtime.local_api import TemporaryApi, local_runs
 
+    # the reports beside the deployments, and their runs' artifacts linking there (a run is a process started with
+    # this one's environment), unless they are served elsewhere already (MLPERF_REPORTS_URL)
+    reports = None
+    if not settings.reports_url:
+        if (reports := _report_server(settings)) is None:
+            return 2
+        os.environ["MLPERF_REPORTS_URL"] = reports.start().url
     # without a served API, a temporary one of ours with every service (its scheduler makes the scheduled runs), which
     # ends at once with this process; Prefect's own took up to half a minute to stop after Ctrl-C
     api = None if os.environ.get("PREFECT_API_URL") else TemporaryApi(settings.prefect_history_days, serving=True)
     try:
         with local_runs(api):
             deployments = build_deployments(settings, cron)
+            if reports is not None:
+                print(f"serving {settings.reports}/ at {reports.url}", flush=True)
             print("serving deployments: " + ", ".join(f"{d.flow_name}/{d.name}" for d in deployments) + " (Ctrl-C stops)", flush=True)
             serve(*deployments)
     except KeyboardInterrupt:  # Ctrl-C: Prefect's serve stops its runner; the interrupt itself is no error to show
@@ -349,6 +390,8 @@ def _serve(settings: Settings, cron: str | None) -> int:
     finally:
         if api is not None:
             api.stop()
+        if reports is not None:
+            reports.stop()
     return 0
 
 
@@ -395,8 +438,7 @@ def _explore(warehouse: Path, reports: Path, open_page: bool) -> int:
     return 0
 
 
-def _analyze(round_names: list[str], warehouse: Path, reports: Path, threshold: float = 0.5,
-             plot_formats: tuple[str, ...] = DEFAULT_FORMATS, embed_plots: bool = False) -> int:
+def _analyze(round_names: list[str], warehouse: Path, reports: Path, threshold: float, settings: Settings) -> int:
     for round_name in round_names:  # every round checked before any is analysed
         if (problem := _loaded_rounds_problem(warehouse, round_name)) is not None:
             print(f"mlperf-scaling: {problem}", file=sys.stderr)
@@ -408,7 +450,7 @@ def _analyze(round_names: list[str], warehouse: Path, reports: Path, threshold: 
 
     for round_name in dict.fromkeys(round_names):
         analysis = analyze_round(round_name, str(warehouse), threshold)
-        published = publish_round(round_name, str(warehouse), str(reports), plot_formats, embed_plots)
+        published = publish_round(round_name, str(warehouse), str(reports), settings.plot_formats, settings.embed_plots, settings.reports_url)
         print(f"{round_name}: {analysis.efficiency.height} systems analysed, {analysis.exclusions.height} score rows left out")
         print(f"report: {published.report}")
     with faults_named("the reports", reports, "--reports (MLPERF_REPORTS)"):

@@ -19,6 +19,8 @@ _ENVIRONMENT = """environment (each overridden by its option):
   MLPERF_REMOTE_BASE   prefix of the round repositories (https://github.com/mlcommons/)
   MLPERF_OFFLINE       1: never use the network (rounds from the mirror only)
   MLPERF_ALLOW_SHRINK  1: a new version of a loaded round may hold far less than the loaded one
+  MLPERF_REPORTS_URL   the URL the reports folder is served at (`reports`, `serve`): the Prefect UI's artifacts link there
+  MLPERF_REPORTS_ADDRESS  HOST:PORT that `reports` and `serve` serve the reports at (127.0.0.1:8765)
   MLPERF_PLOT_FORMATS  plot files: svg (default; text kept as text), or "svg png" for PNG copies too
   MLPERF_WORKERS       worker processes for parsing and for drawing (default: every CPU this process may use)
   MLPERF_TASK_RUNNER   local (default: this machine's worker pools) or dask (each batch and figure a Prefect task)
@@ -79,8 +81,14 @@ def parser(settings: Settings) -> argparse.ArgumentParser:
 
     commands.add_parser("trends", parents=[warehouse, reports], help="redo the cross-round view (reports/trends/) from the warehouse")
     commands.add_parser("watch", parents=[warehouse, reports, remote], help="run watch-releases once: process new and changed rounds at the remote")
-    serve = commands.add_parser("serve", help="serve the pipeline and the daily watch-releases deployments locally")
+    address = OneLineParser(add_help=False)
+    address.add_argument("--reports-address", metavar="HOST:PORT", default=None,
+                         help=f"where the reports are served over HTTP (default {settings.reports_address}; MLPERF_REPORTS_ADDRESS)")
+    serve = commands.add_parser("serve", parents=[reports, address],
+                                help="serve the pipeline and the daily watch-releases deployments locally, and the reports over HTTP")
     serve.add_argument("--cron", type=arguments.cron, default=None, help="schedule of watch-releases (default: prefect.yaml's, daily at 06:00 UTC)")
+    commands.add_parser("reports", parents=[reports, address],
+                        help="serve the reports folder over HTTP, for a browser and the Prefect UI's links (MLPERF_REPORTS_URL)")
     plan = commands.add_parser(
         "plan", parents=[warehouse], help="how many accelerators for a benchmark: measured evidence first, predictions with calibrated intervals",
         description="How many accelerators should I train BENCHMARK on? From the warehouse: the measured configurations of one "

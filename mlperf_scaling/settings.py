@@ -19,6 +19,7 @@ PUBLIC_REMOTE_BASE = "https://github.com/mlcommons/"
 # its bytes; PNG too with MLPERF_PLOT_FORMATS="svg png" (each format drawn costs its own rendering)
 DEFAULT_FORMATS = ("svg",)
 FORMATS = ("svg", "png")  # the ones there are, the first drawn is the one shown
+DEFAULT_ADDRESS = "127.0.0.1:8765"  # where the reports are served over HTTP unless told
 
 
 class Settings(BaseSettings):
@@ -35,6 +36,11 @@ class Settings(BaseSettings):
     # Plots in the Prefect UI: named and linked in each round's summary, or embedded as image artifacts, tens of kB of
     # base64 each, which every main job then sends and Prefect's database keeps
     artifact_images: Literal["link", "embed"] = Field("link", description="plots in the Prefect UI: link (their files) or embed (image artifacts)")
+    # The reports over HTTP, for the Prefect UI's links (a browser opens no file:// link from an http page): where they
+    # are served, and where `mlperf-scaling reports` and `serve` serve them. No URL: the artifacts carry what matters.
+    reports_url: str | None = Field(None, pattern=r"^https?://[^\s/]+(/\S*)?$",
+                                    description="the URL the reports folder is served at, e.g. http://127.0.0.1:8765/ (the Prefect UI links there)")
+    reports_address: str = Field(DEFAULT_ADDRESS, description="HOST:PORT that `reports` and `serve` serve the reports folder at")
     offline: bool = Field(False, description="never use the network: every round from the mirror (or a local source)")
     # A new version of a loaded round with no systems or runs, or with a quarter fewer scores, is refused unless allowed.
     allow_shrink: bool = Field(False, description="load a new version of a round even when it holds much less than the loaded one")
@@ -71,6 +77,12 @@ class Settings(BaseSettings):
                 raise ValueError(f"svg, png or both; not {' '.join(formats) or 'nothing'}")
         return formats
 
+    @field_validator("reports_address")
+    @classmethod
+    def _host_and_port(cls, value: str) -> str:
+        split_address(value)  # ValueError saying what is wrong
+        return value
+
     @field_validator("mirror")
     @classmethod
     def _mirror_exists(cls, value: Path | None) -> Path | None:
@@ -87,6 +99,14 @@ class Settings(BaseSettings):
         if isinstance(value, list):
             return [normal_round(round_name) for round_name in value] or None  # raises ValueError with the round named
         return value
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """`host:port` as a host and a port number; ValueError saying what is wrong."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{address!r} is not HOST:PORT (e.g. {DEFAULT_ADDRESS})")
+    return host, int(port)
 
 
 def source_for_round(round_name: str, mirror: Path | None, remote_base: str = PUBLIC_REMOTE_BASE) -> str:

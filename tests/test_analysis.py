@@ -273,8 +273,9 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
     recommendations = pl.read_csv(folder / "recommendations.csv")
     llama = recommendations.filter((pl.col("benchmark") == "llama2_70b_lora") & (pl.col("accelerator_group") == "H100-SXM")).row(0, named=True)
     assert llama["basis"] == "measured" and llama["accelerators"] == 128
-    # by default the plots are linked from the summary, not sent as images: one summary, table and report link per round
-    assert published.artifacts == ["scaling-summary-v4-1", "efficiency-v4-1", "report-v4-1"]
+    # by default the reports are not served: nothing links a file (a browser refuses file:// from the UI's page); the
+    # summary says where the report is and how to serve it, and the round's headline figure comes as an image
+    assert published.artifacts == ["scaling-summary-v4-1", "efficiency-v4-1", "plot-v4-1-bert-scaling"]
 
     async def artifacts(key: str) -> list[str]:
         from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
@@ -284,15 +285,23 @@ def test_analyze_and_publish_flows_write_tables_report_and_artifacts(prefect_iso
 
     import asyncio
 
-    assert f"[MLPerf Training v4.1: report (opens from disk)]({(folder / 'index.html').resolve().as_uri()})" in asyncio.run(artifacts("report-v4-1"))
-    linked = f"| Llama 2 70B LoRA | [scaling]({(folder / 'plots' / 'llama2_70b_lora_scaling.svg').resolve().as_uri()}) · [time]("
+    summaries = asyncio.run(artifacts("scaling-summary-v4-1"))
+    unserved = [summary for summary in summaries if "is on the machine that ran the job" in summary]
+    assert unserved and not any("file://" in summary for summary in unserved)
+    assert f"`{(folder / 'index.html').resolve()}`. To open it from here, serve the reports there (`mlperf-scaling reports`" in unserved[0]
+    assert "Image artifacts of this run: `plot-v4-1-bert-scaling`." in unserved[0]
+    # served (MLPERF_REPORTS_URL), the report and every plot are linked there
+    served = publish_round("v4.1", str(warehouse_path), str(tmp_path / "reports"), reports_url="http://reports.example:8765/")
+    assert served.artifacts == ["scaling-summary-v4-1", "efficiency-v4-1", "report-v4-1"]
+    assert "[MLPerf Training v4.1: report](http://reports.example:8765/v4.1/index.html)" in asyncio.run(artifacts("report-v4-1"))
+    linked = "| Llama 2 70B LoRA | [scaling](http://reports.example:8765/v4.1/plots/llama2_70b_lora_scaling.svg) · [time]("
     summaries = asyncio.run(artifacts("scaling-summary-v4-1"))
     assert any(linked in summary for summary in summaries)
     # no table in it wider than the UI's pane (about 830 px, some 110 characters of its text): names and sentences are
     # list items, which wrap; a table keeps its short cells only (a link's target is not shown)
     for summary in summaries:
         shown = [re.sub(r"\]\([^)]*\)", "]", line) for line in summary.splitlines() if line.startswith("|")]
-        assert shown and max(len(line) for line in shown) <= 110
+        assert not shown or max(len(line) for line in shown) <= 110
         assert "- **Llama 2 70B LoRA** on H100-SXM: 128 H100-SXM: measured 3.07 min" in summary
     # asked for (MLPERF_ARTIFACT_IMAGES=embed), the scaling and time plots are image artifacts too, each far under the
     # server's 1.5 MB event limit; the plots are not drawn again

@@ -132,6 +132,28 @@ def test_a_run_whose_rounds_failed_ends_failed_with_an_exception_prefect_can_rai
     assert result_of(state) == outcomes
 
 
+def test_a_run_that_found_nothing_new_ends_completed_saying_what_it_checked():
+    from mlperf_scaling.flows.outcome import result_of, rounds_state
+    from mlperf_scaling.tasks.load.outcome import RoundOutcome
+
+    outcomes = [RoundOutcome("v4.1", "unchanged", "a.tar.gz"), RoundOutcome("v5.1", "unchanged", "b.tar.gz")]
+    state = rounds_state(outcomes, "mlperf-pipeline")
+    assert state.is_completed() and result_of(state) == outcomes
+    assert state.message == "mlperf-pipeline: nothing new: 2 rounds checked (v4.1, v5.1), each the version already loaded"
+    outcomes[1] = RoundOutcome("v5.1", "succeeded", "b.tar.gz")
+    assert rounds_state(outcomes, "run").message == "run: 1 of 2 rounds loaded and published (v5.1); 1 unchanged"
+
+
+def test_a_failed_state_says_the_whole_reason():
+    from mlperf_scaling.flows.outcome import rounds_state
+    from mlperf_scaling.tasks.load.outcome import RoundOutcome
+
+    # as cut at 200 characters once, it read "... (`mlperf-scaling run )"
+    reason = "the rules installed changed since this round was loaded: " + "x" * 150 + " (`mlperf-scaling run --force`)"
+    state = rounds_state([RoundOutcome("v4.1", "failed", "a.tar.gz", reason)], "mlperf-pipeline")
+    assert state.message.endswith("(v4.1: " + reason + ")")
+
+
 def _archive(folder: Path, round_name: str, data: Path) -> None:
     with tarfile.open(folder / f"training_results_{round_name}.tar.gz", "w:gz") as out:
         out.add(data, arcname=f"training_results_{round_name}")

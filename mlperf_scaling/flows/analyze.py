@@ -37,19 +37,19 @@ def analyze_round_tasks(round_name: str, warehouse: str, threshold: float = 0.5)
 
 @flow(name="analyze-trends", flow_run_name=started_run_name("trends"), on_running=[note_flow_run])
 def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple[str, ...] = DEFAULT_FORMATS,
-                   publishing: list[str] | None = None) -> Trends:
+                   publishing: list[str] | None = None, reports_url: str | None = None) -> Trends:
     """Across every round in the warehouse: carried-over results and time-to-train trends, with reports/trends/, the
     explorer pages (reports/explore.html and one per round with a report), and the front page reports/index.html.
 
     `publishing`: rounds whose reports are being written beside this flow (the main job runs it while its last rounds'
     plots are drawn). They get their explorer pages too, and the front page, which lists the reports written, is left
-    to the caller."""
+    to the caller. `reports_url`: where the reports are served, which the artifacts link."""
     trends = plan_models(compute_trends(warehouse))
     write_trends(warehouse, untraversed(trends))
-    publish_explorer(warehouse, reports, publishing)  # first: made here, while the drawing workers may be busy
+    publish_explorer(warehouse, reports, publishing, reports_url)  # first: made here, while the drawing workers may be busy
     page = publish_trends(untraversed(trends), reports, plot_formats)
     if publishing is None:
-        publish_site_index(warehouse, reports)
+        publish_site_index(warehouse, reports, reports_url)
     get_run_logger().info("trends: %d series points, %d carried-over results; %s", trends.round_trends.height,
                           int(trends.carried_over["is_carried_over"].sum()), page)
     return trends

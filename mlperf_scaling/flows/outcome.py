@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from prefect.client.schemas.objects import State
-from prefect.states import Failed
+from prefect.states import Completed, Failed
 
 from mlperf_scaling.failures import ExpectedFailure, quiet_expected_failures
-from mlperf_scaling.tasks.load.outcome import RoundOutcome
+from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 
 quiet_expected_failures()  # every flow module imports this one: a failure we expect is one line in the run's log
 
@@ -38,15 +38,28 @@ def round_failed(outcome: RoundOutcome) -> State:
 
 def failures_said(outcomes: list[RoundOutcome]) -> str:
     """The failed rounds and why, in one line."""
-    return "; ".join(f"{o.round}: {(o.message or 'failed')[:200]}" for o in outcomes if o.failed)
+    return "; ".join(f"{o.round}: {o.message or 'failed'}" for o in outcomes if o.failed)  # whole: a cut message misleads
 
 
-def rounds_state(outcomes: list[RoundOutcome], what: str) -> list[RoundOutcome] | State:
-    """The outcomes, as the flow's result when every round went through; otherwise a Failed state listing the failed
-    rounds, with every outcome as its data."""
+def checked_said(outcomes: list[RoundOutcome]) -> str:
+    """What a run that went through did with its rounds, in one line: an operator tells a check that found nothing
+    from one that never ran."""
+    if not outcomes:
+        return "no rounds to check"
+    unchanged = [o.round for o in outcomes if o.status == UNCHANGED]
+    if len(unchanged) == len(outcomes):
+        return f"nothing new: {len(outcomes)} rounds checked ({', '.join(map(str, unchanged))}), each the version already loaded"
+    loaded = [o.round for o in outcomes if o.status != UNCHANGED]
+    return (f"{len(loaded)} of {len(outcomes)} rounds loaded and published ({', '.join(map(str, loaded))})"
+            + (f"; {len(unchanged)} unchanged" if unchanged else ""))
+
+
+def rounds_state(outcomes: list[RoundOutcome], what: str) -> State:
+    """A Completed state saying what was checked and done when every round went through; otherwise a Failed state
+    listing the failed rounds. Either way its data is every round's outcome."""
     failed = [o for o in outcomes if o.failed]
     if not failed:
-        return outcomes
+        return Completed(message=f"{what}: {checked_said(outcomes)}", data=outcomes)
     return failed_with(f"{what}: {len(failed)} of {len(outcomes)} rounds failed ({failures_said(outcomes)})", outcomes)
 
 

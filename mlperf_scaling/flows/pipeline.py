@@ -18,6 +18,7 @@ from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.steps import record_failure
+from mlperf_scaling.tasks.publish.labels import CROSS_ROUND_PAGES
 from mlperf_scaling.tasks.publish.steps import check_reports, publish_round_outputs, publish_site_index
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.members import SourceError
@@ -82,15 +83,19 @@ def mlperf_pipeline(
                 # handed to publishing as computed: the background never opens the warehouse
                 analysis = analyze_round_tasks(round_name, warehouse)
                 publishing.append((outcome, publish_round_outputs.submit(round_name, untraversed(analysis), reports, settings.plot_formats,
-                                                                         settings.embed_plots)))
+                                                                         settings.embed_plots, settings.reports_url)))
             except Exception as exc:  # the round's data is loaded; say what failed after it
                 _analysis_failed(outcome, exc)
         outcomes.append(outcome)
         fault = fault or (outcome.message if outcome.machine_fault else None)
-    loaded = any(o.loaded for o in outcomes)
+    # the pages across rounds are made again when a round was, or when one of them is missing: a run that found
+    # nothing new ends in seconds, its flow run saying what it checked
+    new = bool(publishing) or any(o.status == IngestionStatus.SUCCEEDED.value for o in outcomes)
+    loaded = any(o.loaded for o in outcomes) and (new or not all((Path(reports) / page).is_file() for page in CROSS_ROUND_PAGES))
     if loaded:
         try:  # beside the last rounds' plots, which it does not read: this process would otherwise wait for them idle
-            analyze_trends(warehouse, reports, settings.plot_formats, publishing=[str(o.round) for o, _ in publishing])
+            analyze_trends(warehouse, reports, settings.plot_formats, publishing=[str(o.round) for o, _ in publishing],
+                           reports_url=settings.reports_url)
         except MachineFault as exc:  # the reports cannot be written: no round is published whole
             for outcome in outcomes:
                 if outcome.loaded:
@@ -104,7 +109,7 @@ def mlperf_pipeline(
             _analysis_failed(outcome, exc)
     if loaded:
         try:  # once every round's report is written: the front page links those that are
-            publish_site_index(warehouse, reports)
+            publish_site_index(warehouse, reports, settings.reports_url)
         except MachineFault as exc:
             for outcome in outcomes:
                 if outcome.loaded and not outcome.machine_fault:

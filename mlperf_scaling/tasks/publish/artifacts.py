@@ -1,5 +1,7 @@
-"""Show a round's analysis in the Prefect UI: a markdown summary naming and linking the plots (or, asked for, the
-plots as image artifacts), a table and a link to the report."""
+"""Show a round's analysis in the Prefect UI: a markdown summary, a table, and the report and plots linked where the
+reports are served over HTTP (`links`). Not served, nothing links a file (a browser refuses file:// from an http page):
+the summary says where the report is and how to serve it, and the headline figure comes as an image artifact. Asked
+for (`embed_plots`), the scaling and time plots of every benchmark come as image artifacts."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from mlperf_scaling.runtime.run_context import artifact_key
 from mlperf_scaling.tasks.load.outcome import RoundOutcome
 from mlperf_scaling.tasks.load.versions import RoundChange
 from mlperf_scaling.tasks.publish.labels import NOTE, PLOT_KINDS, workload_label  # the report's order
+from mlperf_scaling.tasks.publish.links import ReportLinks
 from mlperf_scaling.tasks.score.rules import rules_for_round
 
 _MEDIA_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
@@ -37,8 +40,16 @@ def _fmt(value, digits: int = 2) -> str:
     return str(value)
 
 
+def headline_benchmark(summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]]) -> str | None:
+    """The benchmark with the most systems that has a scaling plot: the round's figure shown when nothing is linked."""
+    for row in summary.sort("n_systems", "benchmark", descending=[True, False]).iter_rows(named=True):
+        if _image(plots.get(row["benchmark"], {}).get("scaling", [])) is not None:
+            return row["benchmark"]
+    return None
+
+
 def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None,
-                     recommendations: pl.DataFrame | None = None, embed_plots: bool = False) -> str:
+                     recommendations: pl.DataFrame | None = None, embed_plots: bool = False, links: ReportLinks | None = None) -> str:
     lines = [
         f"# MLPerf Training {round_name}: scaling summary",
         "",
@@ -64,30 +75,49 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
             f"({row['paper_reference_accelerators']}, {_fmt(row['paper_reference_time_min'])} min). Fastest: {row['fastest_system']} "
             f"({row['fastest_accelerators']}, {_fmt(row['fastest_time_min'], 3)} min).{best}"
         )
-    if report is not None:
-        lines += ["", f"Report on disk: `{report}`"]
-    lines += _plots_section(round_name, plots, embed_plots)
+    if report is not None and links is not None and (url := links.to(report)) is not None:
+        lines += ["", f"[The report, with every plot and table]({url})"]
+    elif report is not None:
+        lines += ["", f"The report, with every plot and table, is on the machine that ran the job: `{report.resolve()}`. To open it from "
+                  "here, serve the reports there (`mlperf-scaling reports`, or `mlperf-scaling serve`) and set MLPERF_REPORTS_URL to "
+                  "their address: then this links to it."]
+    lines += _plots_section(round_name, summary, plots, embed_plots, links)
     return "\n".join(lines)
 
 
-def _plots_section(round_name: str, plots: dict[str, dict[str, list[Path]]], embed_plots: bool) -> list[str]:
+def _shown_images(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], embed_plots: bool,
+                  links: ReportLinks | None) -> list[tuple[str, str, Path]]:
+    """(benchmark, kind, file) of the plots sent as image artifacts: asked for, the scaling and time plots of every
+    benchmark; with nothing linked, the headline figure; else none."""
+    if embed_plots:
+        return [(benchmark, kind, image) for benchmark, kinds in plots.items() for kind in EMBEDDED_KINDS
+                if (image := _image(kinds.get(kind, []))) is not None]
+    if links is None and (headline := headline_benchmark(summary, plots)) is not None:
+        image = _image(plots[headline]["scaling"])
+        assert image is not None
+        return [(headline, "scaling", image)]
+    return []
+
+
+def _plots_section(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], embed_plots: bool,
+                   links: ReportLinks | None) -> list[str]:
     # Never embedded here: a round's dozen images would make this one event megabytes long, which the server refuses
     # (and a run stalled on it once). Embedded, each is an image artifact of its own, well under that limit.
-    if embed_plots:
-        shown = [(benchmark, kind) for benchmark, kinds in plots.items() for kind in EMBEDDED_KINDS if _image(kinds.get(kind, [])) is not None]
-        if not shown:
-            return []
-        return ["", "## Plots", "", "Image artifacts of this run: " + ", ".join(
-            f"`{artifact_key('plot', round_name, benchmark, kind)}`" for benchmark, kind in shown) + "."]
-    rows = []
-    for benchmark, kinds in plots.items():
-        links = [f"[{kind}]({image.resolve().as_uri()})" for kind in PLOT_KINDS if (image := _image(kinds.get(kind, []))) is not None]
-        if links:
-            rows.append(f"| {workload_label(benchmark, round_name)} | {' · '.join(links)} |")
-    if not rows:
-        return []
-    return ["", "## Plots", "", "Files on the machine that ran the job (MLPERF_ARTIFACT_IMAGES=embed shows the scaling and time "
-            "plots here as images).", "", "| workload | plots |", "|---|---|", *rows]
+    lines = []
+    if links is not None:
+        rows = []
+        for benchmark, kinds in plots.items():
+            linked = [f"[{kind}]({url})" for kind in PLOT_KINDS if (image := _image(kinds.get(kind, []))) is not None
+                      and (url := links.to(image)) is not None]
+            if linked:
+                rows.append(f"| {workload_label(benchmark, round_name)} | {' · '.join(linked)} |")
+        if rows:
+            lines += ["", "## Plots", "", "| workload | plots |", "|---|---|", *rows]
+    shown = _shown_images(round_name, summary, plots, embed_plots, links)
+    if shown:
+        lines += ["", "## Plots as images" if links is not None else "## Plots", "", "Image artifacts of this run: " + ", ".join(
+            f"`{artifact_key('plot', round_name, benchmark, kind)}`" for benchmark, kind, _ in shown) + "."]
+    return lines
 
 
 def publish_artifacts(
@@ -98,12 +128,13 @@ def publish_artifacts(
     report: Path | None,
     recommendations: pl.DataFrame | None = None,
     embed_plots: bool = False,
+    links: ReportLinks | None = None,
 ) -> list[str]:
     """Create the round's artifacts (inside a flow or task run) and return their keys: the summary, the efficiency
-    table, a link to the report, and with `embed_plots` the scaling and time plots as images."""
+    table, a link to the served report, and the plots `_shown_images` picks as images."""
     keys = []
     key = artifact_key("scaling-summary", round_name)
-    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations, embed_plots), key=key,
+    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations, embed_plots, links), key=key,
                              description=f"MLPerf Training {round_name}: reference, fastest and most efficient systems per benchmark")
     keys.append(key)
     key = artifact_key("efficiency", round_name)
@@ -113,21 +144,15 @@ def publish_artifacts(
             for row in efficiency.with_columns(pl.col(pl.Float64).round(4)).iter_rows(named=True)]
     create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
     keys.append(key)
-    if report is not None:
+    if report is not None and links is not None and (url := links.to(report)) is not None:
         key = artifact_key("report", round_name)
-        create_link_artifact(key=key, link=report.resolve().as_uri(), link_text=f"MLPerf Training {round_name}: report (opens from disk)",
+        create_link_artifact(key=key, link=url, link_text=f"MLPerf Training {round_name}: report",
                              description=f"MLPerf Training {round_name}: the report with every plot and table")
         keys.append(key)
-    if not embed_plots:
-        return keys
-    for benchmark, kinds in plots.items():
-        for kind in EMBEDDED_KINDS:
-            image = _image(kinds.get(kind, []))
-            if image is None:
-                continue
-            key = artifact_key("plot", round_name, benchmark, kind)
-            create_image_artifact(image_url=data_uri(image), key=key, description=f"{round_name} {workload_label(benchmark, round_name)}: {kind}")
-            keys.append(key)
+    for benchmark, kind, image in _shown_images(round_name, summary, plots, embed_plots, links):
+        key = artifact_key("plot", round_name, benchmark, kind)
+        create_image_artifact(image_url=data_uri(image), key=key, description=f"{round_name} {workload_label(benchmark, round_name)}: {kind}")
+        keys.append(key)
     return keys
 
 

@@ -7,6 +7,9 @@ from mlperf_scaling.reference.lookup import benchmark_name
 from mlperf_scaling.settings import DEFAULT_FORMATS, FORMATS
 from mlperf_scaling.wrapping import wrap_at_separators
 
+# The pages across rounds, under the reports folder: a run that loads nothing new leaves them as they are, if all are there
+CROSS_ROUND_PAGES = ("index.html", "trends/index.html", "why/index.html", "explore.html")
+
 __all__ = ["ALL_GROUPS", "ALL_ROUNDS", "DEFAULT_FORMATS", "FORMATS", "MIN_ENERGY_POINTS", "NOTE", "PLOT_KINDS", "workload_label", "wrapped_name"]
 
 NOTE = "Speedup, efficiency and clusters are derived metrics, not official MLPerf results."

@@ -22,6 +22,7 @@ from mlperf_scaling.tasks.planning.calibration import load_calibration
 from mlperf_scaling.tasks.publish.artifacts import publish_artifacts, rejections_markdown
 from mlperf_scaling.tasks.publish.drawn import DrawnPlots, plot_fingerprint
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
+from mlperf_scaling.tasks.publish.links import ReportLinks
 from mlperf_scaling.tasks.publish.report import missing_links, render_index, render_site_index, render_trends, write_index
 from mlperf_scaling.tasks.publish.tables import write_tables
 from mlperf_scaling.tasks.publish.why import write_why_pages
@@ -39,13 +40,13 @@ class PublishedRound:
 @task(name="publish-round", task_run_name=round_task_run_name("publish"), cache_policy=NO_CACHE)
 @names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
 def publish_round_outputs(round_name: str, analysis: RoundAnalysis, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS,
-                          embed_plots: bool = False) -> PublishedRound:
+                          embed_plots: bool = False, reports_url: str | None = None) -> PublishedRound:
     """A round's plots, CSV tables, index.html and Prefect artifacts, from its analysis (handed over: this task may
     run beside the next round's load, and never opens the warehouse). `embed_plots`: the scaling and time plots as
-    image artifacts too (else the round's summary links their files)."""
+    image artifacts too; `reports_url`: where the reports are served, which the artifacts link."""
     plots = draw_round_plots(analysis, reports, formats)
     report = write_round_report(analysis, plots, reports)
-    keys = publish_round_artifacts(analysis, plots, report, embed_plots)
+    keys = publish_round_artifacts(analysis, plots, report, embed_plots, ReportLinks.served(reports_url, reports))
     run_logger().info("%s: report %s, %d artifacts", round_name, report, len(keys))
     return PublishedRound(round_name, str(report), keys)
 
@@ -118,9 +119,10 @@ def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[
     return write_index(folder, page)
 
 
-def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path, embed_plots: bool = False) -> list[str]:
+def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path, embed_plots: bool = False,
+                            links: ReportLinks | None = None) -> list[str]:
     return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report,
-                             analysis.recommendations, embed_plots)
+                             analysis.recommendations, embed_plots, links)
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
@@ -144,14 +146,18 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
 
 @task(name="publish-index", cache_policy=NO_CACHE)
 @names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
-def publish_site_index(warehouse: str, reports: str) -> Path:
+def publish_site_index(warehouse: str, reports: str, reports_url: str | None = None) -> Path:
     """reports/index.html and best_recommendations.csv: every round, the trends page, the answer per group from the
-    round that measured it best."""
+    round that measured it best; where the reports are served, a link artifact to it, the page to open first."""
     rounds, best, backtest = read_queries(warehouse, "round_overview", "best_recommendations", "all_backtest")
     folder = Path(reports)
     published = {r for r in rounds["round"].to_list() if (folder / r / "index.html").is_file()}
     write_tables(folder, {"best_recommendations": best})
-    return write_index(folder, render_site_index(rounds, best, published, backtest))
+    page = write_index(folder, render_site_index(rounds, best, published, backtest))
+    if (links := ReportLinks.served(reports_url, reports)) is not None and (url := links.to(page)) is not None:
+        create_link_artifact(key="reports", link=url, link_text="MLPerf Training: every report (the answer per workload first)",
+                             description="The front page: the answer per workload, and a link to every round's report, the trends and the explorer")
+    return page
 
 
 @task(name="check-reports", cache_policy=NO_CACHE)
@@ -181,12 +187,12 @@ def write_explorer_pages(warehouse: str, reports: str, publishing: list[str] | N
 
 @task(name="publish-explorer", cache_policy=NO_CACHE)
 @names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
-def publish_explorer(warehouse: str, reports: str, publishing: list[str] | None = None) -> list[str]:
-    """The interactive explorer pages, and a link artifact to the one over every round."""
+def publish_explorer(warehouse: str, reports: str, publishing: list[str] | None = None, reports_url: str | None = None) -> list[str]:
+    """The interactive explorer pages, and where the reports are served a link artifact to the one over every round."""
     pages = write_explorer_pages(warehouse, reports, publishing)
-    if pages:
-        create_link_artifact(key="explorer", link=pages[0].resolve().as_uri(), link_text="MLPerf Training explorer (every round)",
-                             description="Time to train against accelerators per workload, round and group: hover, filter, fits (opens from disk)")
+    if pages and (links := ReportLinks.served(reports_url, reports)) is not None and (url := links.to(pages[0])) is not None:
+        create_link_artifact(key="explorer", link=url, link_text="MLPerf Training explorer (every round)",
+                             description="Time to train against accelerators per workload, round and group: hover, filter, fits")
     run_logger().info("explorer: %d pages, %s", len(pages), pages[0] if pages else "nothing loaded")
     return [str(page) for page in pages]
 
