@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     plot_formats: Annotated[tuple[str, ...], NoDecode] = Field(DEFAULT_FORMATS, description="plot file formats, space-separated: svg, png")
     # Plots in the Prefect UI: named and linked in each round's summary, or embedded as image artifacts, tens of kB of
     # base64 each, which every main job then sends and Prefect's database keeps
-    artifact_images: Literal["link", "embed"] = Field("link", description="plots in the Prefect UI: link (their files) or embed (image artifacts)")
+    artifact_images: Literal["link", "embed"] = Field("link", description="plots in the Prefect UI: link (where the reports are served) or embed (image artifacts)")
     # The reports over HTTP, for the Prefect UI's links (a browser opens no file:// link from an http page): where they
     # are served, and where `mlperf-scaling reports` and `serve` serve them. No URL: the artifacts carry what matters.
     reports_url: str | None = Field(None, pattern=r"^https?://[^\s/]+(/\S*)?$",

@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 from conftest import PROJECT, SHARED_MLPERF, archive
+from served import answers, free_port, started, wait_for
 from test_runners import round_tables
 
 from mlperf_scaling.tasks.publish.steps import check_reports
@@ -42,47 +40,6 @@ print(json.dumps({"state": run.state.type.value if run.state else None, "message
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _started(stack: ExitStack, command: list[str], cwd: Path, env: dict[str, str], log: Path) -> subprocess.Popen:
-    """A process in a session of its own, stopped with its children when the test ends, whatever happens."""
-    output = stack.enter_context(log.open("ab"))
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def stop() -> None:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-
-    stack.callback(stop)
-    return process
-
-
-def _wait_for(what: str, ready, timeout_s: float, logs: Path) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not ready():
-        if time.monotonic() > deadline:
-            tail = "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in sorted(logs.glob("*.log")))
-            pytest.fail(f"{what} not ready within {timeout_s:g} s\n{tail}")
-        time.sleep(0.5)
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2):
-            return True
-    except OSError:
-        return False
-
-
 def _run_deployment(name: str, parameters: dict, env: dict[str, str], logs: Path) -> dict:
     done = subprocess.run([sys.executable, "-c", RUN_DEPLOYMENT, name, json.dumps(parameters), "900"], env=env, capture_output=True,
                           text=True, timeout=1000)
@@ -93,8 +50,8 @@ def _run_deployment(name: str, parameters: dict, env: dict[str, str], logs: Path
 
 
 def _serving(stack: ExitStack, options: list[str], cwd: Path, env: dict[str, str], log: Path, logs: Path) -> subprocess.Popen:
-    served = _started(stack, [sys.executable, "-m", "mlperf_scaling.cli", "serve", *options], cwd, env, log)
-    _wait_for("mlperf-scaling serve", lambda: b"serving deployments" in log.read_bytes() or served.poll() is not None, 120, logs)
+    served = started(stack, [sys.executable, "-m", "mlperf_scaling.cli", "serve", *options], cwd, env, log)
+    wait_for("mlperf-scaling serve", lambda: b"serving deployments" in log.read_bytes() or served.poll() is not None, 120, logs)
     assert served.poll() is None, log.read_text()
     time.sleep(2)  # registered before the message; its runner polls from here
     return served
@@ -115,7 +72,7 @@ def platform(tmp_path_factory):
     root = tmp_path_factory.mktemp("platform")
     logs = root / "logs"
     logs.mkdir()
-    api_port, dask_port = _free_port(), _free_port()
+    api_port, dask_port = free_port(), free_port()
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLPERF_"))}
     base |= {"PREFECT_HOME": str(root / "prefect-home"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
              "PREFECT_API_BLOCKS_REGISTER_ON_START": "false", "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "5"}
@@ -123,16 +80,16 @@ def platform(tmp_path_factory):
     env = base | {"PREFECT_API_URL": api, "PREFECT_WORKER_QUERY_SECONDS": "2", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
                   "MLPERF_TASK_RUNNER": "dask", "MLPERF_DASK_ADDRESS": f"tcp://127.0.0.1:{dask_port}", "MLPERF_MIRROR": str(SHARED_MLPERF)}
     with ExitStack() as stack:
-        _started(stack, [sys.executable, "-m", "prefect", "server", "start", "--no-ui", "--host", "127.0.0.1", "--port", str(api_port)],
+        started(stack, [sys.executable, "-m", "prefect", "server", "start", "--no-ui", "--host", "127.0.0.1", "--port", str(api_port)],
                  root, base, logs / "api.log")
-        _started(stack, [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(dask_port),
+        started(stack, [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(dask_port),
                          "--dashboard-address", ":0"], root, env, logs / "scheduler.log")
         for k, folder in enumerate([root, root / "elsewhere"]):
             folder.mkdir(exist_ok=True)
-            _started(stack, [sys.executable, "-m", "distributed.cli.dask_worker", env["MLPERF_DASK_ADDRESS"], "--nworkers", "1",
+            started(stack, [sys.executable, "-m", "distributed.cli.dask_worker", env["MLPERF_DASK_ADDRESS"], "--nworkers", "1",
                              "--nthreads", "1", "--no-dashboard", "--local-directory", str(folder / f"dask-{k}")],
                      folder, env, logs / f"worker-{k}.log")
-        _wait_for("the Prefect API", lambda: _answers(f"{api}/health"), 180, logs)
+        wait_for("the Prefect API", lambda: answers(f"{api}/health"), 180, logs)
 
         def two_workers() -> bool:
             from distributed import Client
@@ -143,7 +100,7 @@ def platform(tmp_path_factory):
             except OSError:
                 return False
 
-        _wait_for("two Dask workers", two_workers, 60, logs)
+        wait_for("two Dask workers", two_workers, 60, logs)
         yield root, env, stack, logs
 
 
@@ -187,7 +144,7 @@ def test_the_deployed_pipeline_runs_through_a_process_worker_on_the_dask_workers
     home.mkdir()
     elsewhere = root / "worker-cwd"
     elsewhere.mkdir()
-    _started(stack, [sys.executable, "-m", "prefect", "worker", "start", "--pool", "local"], elsewhere,
+    started(stack, [sys.executable, "-m", "prefect", "worker", "start", "--pool", "local"], elsewhere,
              env | {"MLPERF_SCALING_HOME": str(home)}, logs / "process-worker.log")
     ran = _run_deployment("mlperf-pipeline/pipeline", {"rounds": [ROUND]}, env, logs)
     assert ran["state"] == "COMPLETED", ran
