@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     # are served, and where `mlperf-scaling reports` and `serve` serve them. No URL: the artifacts carry what matters.
     reports_url: str | None = Field(None, pattern=r"^https?://[^\s/]+(/\S*)?$",
                                     description="the URL the reports folder is served at, e.g. http://127.0.0.1:8765/ (the Prefect UI links there)")
-    reports_address: str = Field(DEFAULT_ADDRESS, description="HOST:PORT that `reports` and `serve` serve the reports folder at")
+    reports_address: str = Field(DEFAULT_ADDRESS, description="HOST:PORT that `reports` and `serve` serve the reports folder at (port 0: any free one)")
     offline: bool = Field(False, description="never use the network: every round from the mirror (or a local source)")
     # A new version of a loaded round with no systems or runs, or with a quarter fewer scores, is refused unless allowed.
     allow_shrink: bool = Field(False, description="load a new version of a round even when it holds much less than the loaded one")
@@ -104,7 +104,7 @@ class Settings(BaseSettings):
 def split_address(address: str) -> tuple[str, int]:
     """`host:port` as a host and a port number; ValueError saying what is wrong."""
     host, _, port = address.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
         raise ValueError(f"{address!r} is not HOST:PORT (e.g. {DEFAULT_ADDRESS})")
     return host, int(port)
 

@@ -26,6 +26,8 @@ atexit.register(shutil.rmtree, TEST_TMP, ignore_errors=True)  # registered first
 # Before anything imports Prefect: never touch the user's ~/.prefect, never send telemetry.
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="prefect-")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+# every `serve` a test starts serves the reports on a free port of its own: tests in parallel never meet on one
+os.environ["MLPERF_REPORTS_ADDRESS"] = "127.0.0.1:0"
 # No test uses a block: registering Prefect's block types in each new test database costs 2 CPU-s of the API's start.
 os.environ["PREFECT_API_BLOCKS_REGISTER_ON_START"] = "false"
 # nor the user's cache folder (the explorer's Vega bundle): one for the run, shared by its workers

@@ -4,6 +4,8 @@ an interrupt that ends the command at once with the warehouse as it was, a close
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -187,3 +189,48 @@ def test_serve_ends_within_five_seconds_of_a_signal(signum, api, prefect_isolate
     out, _ = child.communicate(timeout=30)
     assert time.monotonic() - sent < 5 and child.returncode in (0, 130, -signum, 128 + signum), out[-2000:]
     assert "Traceback" not in out
+
+
+def _session_processes(session: int) -> list[str]:
+    """The processes of a session, zombies included (`ps` shows them until they are reaped)."""
+    listing = subprocess.run(["ps", "-eo", "sid=,pid=,stat=,args="], capture_output=True, text=True, check=True).stdout
+    return [line.strip() for line in listing.splitlines() if line.split()[0] == str(session)]
+
+
+def test_a_command_with_worker_pools_leaves_no_process_behind(v41_warehouse, tmp_path):
+    # the drawing pool (seven benchmarks' plots) starts multiprocessing's forkserver and resource tracker: once stopped
+    # and waited for, nothing of the command is left when it ends (else they outlived it for a second, then lingered
+    # as zombies)
+    warehouse = tmp_path / "w.duckdb"
+    shutil.copyfile(v41_warehouse, warehouse)
+    child = subprocess.Popen([sys.executable, "-m", "mlperf_scaling.cli", "analyze", "--round", "v4.1", "--warehouse", str(warehouse),
+                              "--reports", str(tmp_path / "reports")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, env={k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"} | {"MLPERF_WORKERS": "2"})
+    _, err = child.communicate(timeout=300)
+    assert child.returncode == 0, err[-2000:]
+    assert (tmp_path / "reports" / "v4.1" / "index.html").is_file()
+    assert _session_processes(child.pid) == []
+
+
+def test_the_reports_are_served_over_http_and_a_taken_address_is_one_line(loaded, tmp_path):
+    from urllib.request import urlopen
+
+    (tmp_path / "reports" / "v5.1").mkdir(parents=True)
+    (tmp_path / "reports" / "v5.1" / "index.html").write_text("<title>v5.1</title>")
+    server = subprocess.Popen([sys.executable, "-m", "mlperf_scaling.cli", "reports", "--reports", str(tmp_path / "reports"),
+                               "--reports-address", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        said = server.stdout.readline()
+        url = re.search(r"at (http://127\.0\.0\.1:\d+/) ", said).group(1)
+        assert said.strip().endswith(f"export MLPERF_REPORTS_URL={url}")
+        with urlopen(url + "v5.1/index.html", timeout=10) as page:
+            assert page.status == 200 and page.read() == b"<title>v5.1</title>"
+        taken = command("reports", "--reports", str(tmp_path / "reports"), "--reports-address", url[len("http://"):-1])
+        assert taken.returncode == 2 and taken.stdout == ""
+        assert taken.stderr == (f"mlperf-scaling: cannot serve the reports at {url[len('http://'):-1]} (Address already in use): "
+                                "--reports-address HOST:PORT (MLPERF_REPORTS_ADDRESS) picks another\n")
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=30)
+    assert server.returncode == 130

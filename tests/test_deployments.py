@@ -77,7 +77,7 @@ def platform(tmp_path_factory):
     base |= {"PREFECT_HOME": str(root / "prefect-home"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
              "PREFECT_API_BLOCKS_REGISTER_ON_START": "false", "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "5"}
     api = f"http://127.0.0.1:{api_port}/api"
-    env = base | {"PREFECT_API_URL": api, "PREFECT_WORKER_QUERY_SECONDS": "2", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
+    env = base | {"PREFECT_API_URL": api, "MLPERF_REPORTS_ADDRESS": "127.0.0.1:0", "PREFECT_WORKER_QUERY_SECONDS": "2", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
                   "MLPERF_TASK_RUNNER": "dask", "MLPERF_DASK_ADDRESS": f"tcp://127.0.0.1:{dask_port}", "MLPERF_MIRROR": str(SHARED_MLPERF)}
     with ExitStack() as stack:
         started(stack, [sys.executable, "-m", "prefect", "server", "start", "--no-ui", "--host", "127.0.0.1", "--port", str(api_port)],
