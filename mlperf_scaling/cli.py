@@ -118,7 +118,7 @@ def _main(argv: list[str] | None) -> int:
             raise SystemExit("mlperf-scaling: --offline reads every round from a mirror: give --mirror DIR (or MLPERF_MIRROR)")
         if args.command == "watch" and settings.offline:
             raise SystemExit("mlperf-scaling: watch asks the remote what it publishes, which --offline (MLPERF_OFFLINE) forbids")
-        problem = _before_any_work(args) or _cluster_problem(args, settings)
+        problem = _before_any_work(args) or _rounds_problem(args, settings) or _cluster_problem(args, settings)
         if problem is not None:
             raise SystemExit(f"mlperf-scaling: {problem}")
     except SystemExit as stop:
@@ -188,6 +188,16 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
 # The commands that write the warehouse, and those that write reports
 _WRITES_WAREHOUSE = {"run", "ingest", "analyze", "trends", "watch"}
 _WRITES_REPORTS = {"run", "analyze", "trends", "watch", "explore"}
+
+
+def _rounds_problem(args: argparse.Namespace, settings: Settings) -> str | None:
+    """A round asked of `run` that the mirror lacks and the remote does not have (or may not be asked): one line
+    before anything is written, not a failed round in the warehouse."""
+    if args.command != "run" or not settings.rounds:
+        return None
+    from mlperf_scaling.tasks.source.releases import unknown_round_problem
+
+    return unknown_round_problem(settings.rounds, settings.mirror, settings.remote_base, settings.offline, settings.network_timeout_s)
 
 
 def _machine_problem(args: argparse.Namespace) -> str | None:

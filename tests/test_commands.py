@@ -50,6 +50,11 @@ def state(warehouse: Path) -> dict[str, tuple]:
         (["run", "--warehouse", "{tmp}/empty"], "--warehouse {tmp}/empty is a folder: give the path of a DuckDB file, e.g. {tmp}/empty/mlperf.duckdb"),
         (["query", "select 1", "--warehouse", "{tmp}/noise.bin"],
          "--warehouse {tmp}/noise.bin is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"),
+        # a round that is nowhere: refused before the warehouse is made (no failed row in `ingestions`)
+        (["run", "--mirror", "{tmp}", "--rounds", "v9.9", "--offline"],
+         "v9.9 is not in the mirror {tmp} (it holds v4.1), and --offline (MLPERF_OFFLINE) forbids fetching it"),
+        (["run", "--mirror", "{tmp}", "--rounds", "v4.1", "v9.9", "--remote-base", "{tmp}/empty"],
+         "no round v9.9: not in the mirror {tmp} (it holds v4.1) nor at file://{tmp}/empty/ (training_results_v9.9 is not there)"),
         (["plan", "bert", "--warehouse", "{tmp}/noise.bin"],
          "--warehouse {tmp}/noise.bin is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"),
     ],

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mlperf_scaling.rounds import next_round_names, repository_name, round_key
 from mlperf_scaling.tasks.source.git import RepositoryAbsent, remote_head
+from mlperf_scaling.tasks.source.members import SourceError
 
 
 def normalise_remote_base(prefix: str) -> str:
@@ -55,3 +56,27 @@ def discover_rounds(remote_base: str, known: list[str], timeout_s: float = 60) -
         found = next((candidate for candidate in next_round_names(newest) if candidate not in heads and probe(candidate)), None)
         newest = found
     return dict(sorted(heads.items(), key=lambda item: round_key(item[0])))
+
+
+def unknown_round_problem(rounds: list[str], mirror: Path | None, remote_base: str, offline: bool, timeout_s: float = 60) -> str | None:
+    """Why a round asked for cannot be had, said before anything is written, or None: not in the mirror with the
+    network forbidden, or absent at the remote (asked with one `git ls-remote` per round not in the mirror). A remote
+    that cannot be reached is no answer: the run itself says so, with its retries."""
+    held = rounds_in_mirror(mirror) if mirror is not None and mirror.is_dir() else []
+    elsewhere = [round_name for round_name in rounds if round_name not in held]
+    if not elsewhere:
+        return None
+    holds = f"it holds {', '.join(held)}" if held else "it holds no round"
+    if offline:
+        return (f"{', '.join(elsewhere)} {'is' if len(elsewhere) == 1 else 'are'} not in the mirror {mirror} ({holds}), and --offline "
+                "(MLPERF_OFFLINE) forbids fetching {}".format("it" if len(elsewhere) == 1 else "them"))
+    base = normalise_remote_base(remote_base)
+    for round_name in elsewhere:
+        try:
+            remote_head(base + repository_name(round_name), timeout_s)
+        except RepositoryAbsent:
+            where = f"in the mirror {mirror} ({holds}) nor " if mirror is not None else ""
+            return f"no round {round_name}: not {where}at {base} ({repository_name(round_name)} is not there)"
+        except SourceError:
+            return None
+    return None
