@@ -91,8 +91,8 @@ def test_no_import_cycle():
 
 def test_the_graph_holds_imports_inside_functions_too():
     graph = import_graph()
-    # plots.plot_trends imports the dispatcher inside the function; predict imports the score stage's rules at the top
-    assert "mlperf_scaling.runtime.dispatch" in graph["mlperf_scaling.tasks.publish.plots"]
+    # trend_plots.plot_trends imports the dispatcher inside the function; predict imports the score stage's rules at the top
+    assert "mlperf_scaling.runtime.dispatch" in graph["mlperf_scaling.tasks.publish.trend_plots"]
     assert "mlperf_scaling.tasks.score.rules" in graph["mlperf_scaling.tasks.planning.predict"]
     assert _layer("mlperf_scaling.tasks.planning.predict")[0] > _layer("mlperf_scaling.tasks.score.rules")[0]
     assert _layer("mlperf_scaling.runtime.pools")[1] == "runtime" and _layer("mlperf_scaling.tasks.load.steps")[1] == "load"

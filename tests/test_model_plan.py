@@ -373,11 +373,23 @@ def test_the_command_answers_at_the_pace_and_in_production(v41_with_trends, caps
         # a name nearly a group's: said, with the group meant
         (["plan", "--model-params", "70e9", "--tokens", "1e12", "--accelerator", "MI300"],
          "no accelerator 'MI300' with a datasheet; did you mean MI300X-OAM?"),
+        (["plan", "--model-params", "70e9", "--tokens", "1e12", "--accelerator", "H100-SXMM"],
+         "no accelerator 'H100-SXMM' with a datasheet; did you mean H100-SXM?"),
         (["plan", "bert", "--global-batch-tokens", "4e6"], "--global-batch-tokens: for a model's plan"),
     ]:
         assert main([*bad, "--warehouse", warehouse] if "--warehouse" not in bad else bad) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"mlperf-scaling: {message}") and err.count("\n") == 1
+
+
+def test_published_names_resolve_to_their_group_and_a_slip_is_named():
+    evidence = _evidence()
+    for name, group in [("A100-SXM4-80GB", "A100-SXM"), ("H100-SXM5-80GB", "H100-SXM"), ("h100 sxm", "H100-SXM"),
+                        ("H200-SXM-141GB", "H200-SXM")]:
+        assert resolve_group(evidence, name) == group
+    for slip, meant in [("H100-SXMM", "H100-SXM"), ("A100-SXMX", "A100-SXM")]:
+        with pytest.raises(PlanError, match=f"did you mean {meant}"):
+            resolve_group(evidence, slip)
 
 
 def test_a_family_with_two_groups_must_be_named():

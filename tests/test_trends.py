@@ -4,7 +4,7 @@ import polars as pl
 from conftest import read_shipped_round
 
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
-from mlperf_scaling.tasks.publish.plots import plot_trends
+from mlperf_scaling.tasks.publish.trend_plots import plot_trends
 
 
 def _rounds(*names):
@@ -38,7 +38,8 @@ def test_trends_count_a_result_once_and_compare_equal_scale(tmp_path):
 
 
 def test_plots_are_the_same_bytes_whatever_the_row_order(tmp_path):
-    from mlperf_scaling.tasks.publish.plots import plot_systems, plot_trend
+    from mlperf_scaling.tasks.publish.plots import plot_systems
+    from mlperf_scaling.tasks.publish.trend_plots import plot_trend
 
     # three groups at 8 accelerators in the same rounds: equal-sized series, whose colours must come from their names
     groups = ["A100-SXM", "H100-SXM", "B200-SXM", "MI300X-OAM", "Gaudi2-OAM"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -133,7 +134,13 @@ def resolve_group(evidence: pl.DataFrame, accelerator: str) -> str:
         raise PlanError(f"{accelerator!r} is more than one comparable group: {', '.join(family)}; name one")
     known = classify_accelerator(accelerator)
     if known.family is not None:
-        return group_name(known.family, known.form_factor, accelerator)
+        group = group_name(known.family, known.form_factor, accelerator)
+        # a published name goes on past its group with a generation, memory or HBM kind (A100-SXM4-80GB); anything else
+        # is a slip of the keyboard that the patterns read past (H100-SXMM)
+        rest = wanted.removeprefix(normal_name(group))
+        if rest != wanted and not re.fullmatch(r"\d*(\d+gb)?(hbm\d*e?)?", rest):
+            raise PlanError(f"no accelerator {accelerator!r} with a datasheet; did you mean {group}?")
+        return group
     by_plain = {normal_name(g): g for g in groups}
     near = difflib.get_close_matches(wanted, list(by_plain), n=1, cutoff=0.6)
     if near:

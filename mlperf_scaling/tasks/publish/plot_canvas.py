@@ -21,12 +21,40 @@ matplotlib.rcParams["svg.hashsalt"] = "mlperf-scaling"  # ids from a fixed salt,
 matplotlib.rcParams["axes.titley"] = 1.0
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS  # noqa: E402
 
 _PAD_IN = 0.08  # between a label and what it labels, and at the figure's edges
-_FOOTER_IN = 0.3  # the derived-metrics note along the bottom edge
+_FOOTER_IN = 0.3  # at least, for the derived-metrics note along the bottom edge
+FOOTER_COLOUR = "#555555"
+
+# How big a plot's text looks on its page. Matplotlib writes a figure W inches wide as an SVG `width="{72 W}pt"` with
+# `viewBox="0 0 {72 W} {72 H}"`: one user unit is one point of the figure, and a font of s points is written
+# `font-size: {s}px`, px being those user units. The page sets the image's width to D CSS px
+# (base.html.j2: `figure img { width: 100% }`), which scales the viewBox by D / (72 W): the text renders at
+#     s * D / (72 W) CSS px.
+# (CSS's 1 pt = 96/72 px enters only where an SVG is shown at its own width, D = 96 W: no page here does that.)
+# D at a 1,280 px viewport, from base.html.j2: the body holds 1,200 px of content (max-width; its 2 x 1rem padding
+# fits beside it); a round's plots sit in a grid of minmax(520px, 1fr) columns with a 1rem gap, so two columns of
+# (1,200 - 16) / 2 = 592 px, the scaling and time plots across both (figure.scaling, figure.time); a trend, why or
+# power plot is alone across the body. tests/test_plot_legibility.py derives the same widths from the CSS.
+SHOWN_PX = {"scaling": 1200.0, "time": 1200.0, "energy": 592.0, "systems": 592.0, "paper": 592.0, "trend": 1200.0, "why": 1200.0,
+            "power": 1200.0}
+MIN_TEXT_PX = 10.0  # the smallest text a reader is asked to read, in CSS px at that viewport
+SMALLEST_PT = 8.0  # the smallest font in any plot (legends, notes on points, the footer): figures are as narrow as it needs
+
+
+def shown_text_px(points: float, figure_width_in: float, kind: str) -> float:
+    """CSS px of a `points` font in a figure `figure_width_in` wide, where the page shows a plot of `kind`."""
+    return points * SHOWN_PX[kind] / (72 * figure_width_in)
+
+
+def widest_figure_in(kind: str) -> float:
+    """The widest figure of `kind` whose SMALLEST_PT text still renders at MIN_TEXT_PX on its page."""
+    return SMALLEST_PT * SHOWN_PX[kind] / (72 * MIN_TEXT_PX)
 
 
 # (renderer type, dpi, text, size) -> inches. One font throughout, so the same text measures the same in every figure:
@@ -58,18 +86,51 @@ def _label_size(text) -> float:
     return float(matplotlib.font_manager.FontProperties(size=text.get_fontsize()).get_size_in_points())
 
 
-def fit_layout(fig) -> None:
-    """Margins that hold every tick label, axis label, title and outside legend, measured from their text alone.
+def _lines_height_in(renderer, text: str, size: float) -> float:
+    """Height, in inches, of text of one or more lines, at matplotlib's line spacing (1.2)."""
+    lines = text.split("\n")
+    return max(_text_size_in(renderer, line, size)[1] for line in lines) * (1 + 1.2 * (len(lines) - 1))
+
+
+def _wrapped(renderer, text: str, size: float, width_in: float) -> list[str]:
+    """`text` on lines no wider than `width_in`, broken at spaces only."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if line and _text_size_in(renderer, candidate, size)[0] > width_in:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    return [*lines, line]
+
+
+def _place_footer(fig, renderer, footer: str) -> float:
+    """The note along the bottom edge, on as many lines as the figure's width needs; the height it takes, in inches."""
+    if not footer:
+        return _FOOTER_IN
+    width_in, height_in = fig.get_size_inches()
+    text = "\n".join(_wrapped(renderer, footer, SMALLEST_PT, width_in * 0.98))
+    fig.text(0.01, 0.01, text, fontsize=SMALLEST_PT, color=FOOTER_COLOUR, va="bottom")
+    return max(_FOOTER_IN, 0.01 * height_in + _lines_height_in(renderer, text, SMALLEST_PT) + 2 * _PAD_IN)
+
+
+def fit_layout(fig, footer: str = "") -> None:
+    """Margins that hold every tick label, axis label, title and outside legend, measured from their text alone, and
+    `footer` along the bottom edge, wrapped to the figure's width. A legend anchored under its axes (upper center,
+    `bbox_to_anchor=(0.5, -0.1)`: see legend_under) is moved to just under the axis's label, the margin made for it.
 
     What `tight_layout` does for these figures, at a quarter of its cost: it lays out every tick of every axis to
     measure the figure, then the save lays them all out again. Axes side by side (the scaling plot) share the height
     and get the space between them that the right one's labels need. A figure with a colour bar keeps tight_layout."""
     axes = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
-    if len(axes) != len(fig.axes) or not axes:  # a colour bar's axes: not on the grid
-        fig.tight_layout(rect=(0, 0.04, 1, 1))
-        return
     renderer = fig.canvas.get_renderer()
     width_in, height_in = fig.get_size_inches()
+    footer_in = _place_footer(fig, renderer, footer)
+    if len(axes) != len(fig.axes) or not axes:  # a colour bar's axes: not on the grid
+        fig.tight_layout(rect=(0, footer_in / height_in, 1, 1))
+        return
     tick_size = float(matplotlib.rcParams["ytick.labelsize"] if isinstance(matplotlib.rcParams["ytick.labelsize"], (int, float))
                       else matplotlib.font_manager.FontProperties(size=matplotlib.rcParams["ytick.labelsize"]).get_size_in_points())
 
@@ -77,13 +138,13 @@ def fit_layout(fig) -> None:
         labels = _tick_labels(ax.yaxis)
         ticks = max((_text_size_in(renderer, label, tick_size)[0] for label in labels), default=0.0)
         label = ax.yaxis.get_label()
-        title = _text_size_in(renderer, label.get_text(), _label_size(label))[1] + _PAD_IN if label.get_text() else 0.0
+        title = _lines_height_in(renderer, label.get_text(), _label_size(label)) + _PAD_IN if label.get_text() else 0.0
         return ticks + title + 3.5 / 72 + 2 * _PAD_IN
 
     def bottom_need(ax) -> float:
         ticks = max((_text_size_in(renderer, label, tick_size)[1] for label in _tick_labels(ax.xaxis)), default=0.0)
         label = ax.xaxis.get_label()
-        title = _text_size_in(renderer, label.get_text(), _label_size(label))[1] + _PAD_IN if label.get_text() else 0.0
+        title = _lines_height_in(renderer, label.get_text(), _label_size(label)) + _PAD_IN if label.get_text() else 0.0
         return ticks + title + 3.5 / 72 + 2 * _PAD_IN
 
     def top_need(ax) -> float:
@@ -100,16 +161,42 @@ def fit_layout(fig) -> None:
             return overhang
         return max(overhang, legend.get_window_extent(renderer).width / renderer.dpi + 0.25)
 
+    def legend_below(ax):
+        legend = ax.get_legend()
+        return legend if legend is not None and legend.get_bbox_to_anchor().y1 <= ax.get_window_extent(renderer).y0 + 1 else None
+
+    def below_need(ax) -> float:
+        legend = legend_below(ax)
+        return legend.get_window_extent(renderer).height / renderer.dpi + _PAD_IN if legend is not None else 0.0
+
     top = max(top_need(ax) for ax in axes)
     if fig.get_suptitle():
         top += (fig.get_suptitle().count("\n") + 1) * _text_size_in(renderer, "Ag", 11)[1] * 1.25 + _PAD_IN
     left = left_need(axes[0])
     right = right_need(axes[-1])
-    bottom = max(bottom_need(ax) for ax in axes) + _FOOTER_IN
+    bottom = max(bottom_need(ax) + below_need(ax) for ax in axes) + footer_in
     between = max((left_need(ax) for ax in axes[1:]), default=0.0)
     usable = width_in - left - right - between * (len(axes) - 1)
     fig.subplots_adjust(left=left / width_in, right=1 - right / width_in, bottom=bottom / height_in, top=1 - top / height_in,
                         wspace=(between / (usable / len(axes))) if len(axes) > 1 else None)
+    for ax in axes:  # its top just under the axis's label, centred on the figure
+        legend = legend_below(ax)
+        if legend is not None:
+            legend.set_bbox_to_anchor((0.5, (bottom - bottom_need(ax)) / height_in), transform=fig.transFigure)
+
+
+def legend_under(ax, handles: list, labels: list[str], most_columns: int = 3, **options):
+    """A legend under the axes, centred on the figure, in as many columns (up to `most_columns`) as the figure's width
+    holds: fit_layout puts it under the axis's label. The figure grows by the legend's height: the axes keep theirs."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    for ncols in range(max(1, min(most_columns, len(labels))), 0, -1):
+        legend = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=ncols, fontsize=SMALLEST_PT, **options)
+        if legend.get_window_extent(renderer).width <= fig.get_size_inches()[0] * renderer.dpi * 0.98:
+            break
+    width_in, height_in = fig.get_size_inches()
+    fig.set_size_inches(width_in, height_in + legend.get_window_extent(renderer).height / renderer.dpi + _PAD_IN)
+    return legend
 
 
 def save_figure(fig, folder: Path, stem: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
@@ -179,3 +266,22 @@ def cleared(fig) -> None:
     # where the last figure's axes were: the layout measures text at the axes' place, and a float's last bit shows
     fig.subplotpars.reset()  # matplotlib's default margins, then the axes moved to them
     fig.subplots_adjust(**fig.subplotpars.to_dict())
+
+
+def log2_axis(axis, values, most: int = 12) -> None:
+    """Powers of two as ticks, labelled as plain counts; at most `most` of them (a narrow axis holds fewer)."""
+    low, high = max(min(values), 1), max(values)
+    exponents = range(int(np.floor(np.log2(low))), int(np.ceil(np.log2(high))) + 1)
+    ticks = [2**e for e in exponents]
+    if len(ticks) > most:  # keep labels apart on wide ranges
+        ticks = ticks[:: int(np.ceil(len(ticks) / most))]
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):,}"))
+
+
+def plain_log_axis(axis) -> None:
+    """A log axis labelled 1, 2, 5, 10, 20, ... rather than in powers."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())

@@ -4,10 +4,14 @@ Each view as SVG (and PNG on request): scaling within comparable hardware (the e
 planner's best time per count, with its 90 % interval, and the throughput and convergence parts), time to train with
 the run-to-run spread and its Pareto front, energy where measured, systems by accelerator group (the paper's Figures 1,
 3, 5, 7) and the paper's E′ (Figures 2, 4, 6, 8), under its own name.
+
+Colour names the comparable accelerator group, the same in every plot (GROUP_COLOURS); the k-means cluster, where
+shown, is a marker's shape. Every text reads at 10 CSS px or more where the page shows the plot (plot_canvas.SHOWN_PX).
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 # isort: off
@@ -17,125 +21,198 @@ import matplotlib  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
-from mlperf_scaling.rounds import sorted_rounds  # noqa: E402
 from mlperf_scaling.tasks.planning.calibration import Calibration  # noqa: E402
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label, wrapped_name  # noqa: E402, F401
-from mlperf_scaling.tasks.publish.plot_canvas import fit_layout, save_figure, scaffold  # matplotlib set up first
+from mlperf_scaling.tasks.publish.plot_canvas import (  # matplotlib set up first
+    SMALLEST_PT,
+    fit_layout,
+    legend_under,
+    log2_axis,
+    plain_log_axis,
+    save_figure,
+    scaffold,
+    widest_figure_in,
+)
 
-_COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # a ListedColormap
+# a plot in one of the round page's two columns (systems, paper, energy): a little narrower than its smallest text
+# allows (widest_figure_in: 6.58 in), so that text renders at 10.3 px or more (plot_canvas.SHOWN_PX)
+HALF_PAGE_IN = min(6.4, widest_figure_in("systems"))
+
+# tab20's two greys: for accelerators the reference tables do not know ("unknown: ..."), never for a named one
+_UNNAMED_COLOURS = ("#7f7f7f", "#c7c7c7")
+# tab20's other eighteen qualitative colours, its strong ten first
+_PALETTE = tuple(colour for colour in map(matplotlib.colors.to_hex, plt.get_cmap("tab20").colors[0::2] + plt.get_cmap("tab20").colors[1::2])  # type: ignore[attr-defined]
+                 if colour not in _UNNAMED_COLOURS)
+# Each comparable accelerator group's colour, the same in every plot of every page: a round's plots are drawn one
+# benchmark at a time (and kept while their inputs are unchanged), so the colour can depend on the group's name only.
+# One line per colour: the groups on a line never meet in one published round (v0.5 to v5.1), nor do two groups from
+# 2024 on; the most common groups hold the strong colours. A group not listed takes one of _PALETTE from its name's
+# hash: the same everywhere, but it may repeat a listed group's colour; list it here when a round brings it.
+GROUP_COLOURS = {
+    **dict.fromkeys(("H100-SXM", "Ascend 910", "TPU Ironwood", "GH200", "MI250-OAM", "MI250X-OAM", "TPU v4", "TPU v2"), "#1f77b4"),
+    **dict.fromkeys(("A100-SXM", "B200-SXM"), "#ff7f0e"),
+    **dict.fromkeys(("A100-PCIe", "TPU v3", "B300-SXM"), "#2ca02c"),
+    **dict.fromkeys(("H200-SXM", "A30-PCIe", "IPU GC200-PCIe", "V100-PCIe"), "#d62728"),
+    **dict.fromkeys(("Gaudi2-OAM", "GB300", "V100-SXM", "Gaudi-OAM"), "#9467bd"),
+    **dict.fromkeys(("H100-PCIe", "MI350X-OAM", "A40-PCIe", "A100 (form factor not stated)"), "#8c564b"),
+    **dict.fromkeys(("RTX A5000-PCIe", "MI355X-OAM", "V100 (form factor not stated)"), "#e377c2"),
+    **dict.fromkeys(("L40S-PCIe", "RTX PRO 6000-PCIe"), "#bcbd22"),
+    **dict.fromkeys(("TPU v5p", "GB200", "L4-PCIe"), "#17becf"),
+    **dict.fromkeys(("GeForce RTX 4090-PCIe", "H200-PCIe", "TPU v5e"), "#aec7e8"),
+    **dict.fromkeys(("Radeon RX 7900 XTX-PCIe", "MI325X-OAM", "A10G-PCIe"), "#ffbb78"),
+    **dict.fromkeys(("TPU Trillium", "MI300X-OAM", "L40-PCIe"), "#98df8a"),
+    "B100-SXM": "#ff9896",
+    "Gaudi3-OAM": "#c5b0d5",
+}
+# the k-means cluster of a system, where a plot shows it: its marker's shape (the colour names the accelerator)
+_CLUSTER_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "h")
+
+
+def group_colour(name: str) -> str:
+    """The colour of a comparable accelerator group in every plot: listed, else from its name (grey for an accelerator
+    the reference tables do not know)."""
+    listed = GROUP_COLOURS.get(name)
+    if listed is not None:
+        return listed
+    colours = _UNNAMED_COLOURS if name.startswith("unknown") else _PALETTE
+    return colours[int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % len(colours)]
+
+
+def cluster_marker(cluster: int) -> str:
+    return _CLUSTER_MARKERS[int(cluster) % len(_CLUSTER_MARKERS)]
 
 
 TITLE_CHARACTERS = 85  # about what a 9-inch figure holds on one line at 11 pt
 
 
-def title_text(round_name: str, benchmark: str, what: str, n_systems: int) -> str:
-    first = f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}: {what}"
-    if len(first) > TITLE_CHARACTERS:  # it would run past the figure's edges: what is shown goes on a line of its own
-        first = f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}:\n{what}"
+def title_text(round_name: str, benchmark: str, what: str, n_systems: int, characters: int = TITLE_CHARACTERS) -> str:
+    """The title of a round's plot, on lines of about `characters` at most (what the figure holds at 11 pt)."""
+    where = f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}:"
+    if len(where) > characters:  # the workload's long name on a line of its own too
+        where = f"MLPerf Training {round_name} ·\n{workload_label(benchmark, round_name)}:"
+    first = f"{where} {what}"
+    if len(first.rsplit("\n", 1)[-1]) > characters:  # it would run past the figure's edges: what is shown goes on a line of its own
+        first = f"{where}\n{what}"
     return f"{first}\n{n_systems:,} system{'' if n_systems == 1 else 's'}"
 
 
 def _title(ax, round_name: str, benchmark: str, what: str, n_systems: int) -> None:
-    ax.set_title(title_text(round_name, benchmark, what, n_systems), fontsize=11)
+    characters = int(TITLE_CHARACTERS * ax.figure.get_size_inches()[0] / 9)
+    ax.set_title(title_text(round_name, benchmark, what, n_systems, characters), fontsize=11)
 
 
-def _footer(fig, round_name: str) -> None:
-    fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training {round_name} results.", fontsize=7.5, color="#555555")
+def _footer_text(round_name: str) -> str:
+    return f"{NOTE} Source: MLPerf Training {round_name} results."
 
 
-def _log2_axis(axis, values) -> None:
-    """Powers of two as ticks, labelled as plain counts."""
-    low, high = max(min(values), 1), max(values)
-    exponents = range(int(np.floor(np.log2(low))), int(np.ceil(np.log2(high))) + 1)
-    ticks = [2**e for e in exponents]
-    if len(ticks) > 12:  # keep labels apart on wide ranges
-        ticks = ticks[:: int(np.ceil(len(ticks) / 12))]
-    axis.set_major_locator(FixedLocator(ticks))
-    axis.set_minor_locator(NullLocator())
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):,}"))
-
-
-def plain_log_axis(axis) -> None:
-    """A log axis labelled 1, 2, 5, 10, 20, ... rather than in powers."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
-
-
-def _cluster_colour(cluster: int) -> tuple:
-    return _COLOURS[cluster % len(_COLOURS)]
+HALF_PAGE_TICKS = 7  # log2 ticks along a plot in half the page: "1,024" and "2,048" side by side at 10 pt need the room
 
 
 def _finish(fig, ax, round_name: str, benchmark: str, what: str, n_systems: int, folder: Path, stem: str,
             formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
     """Title, layout and the derived-metrics note, then the PNG and SVG files."""
     _title(ax, round_name, benchmark, what, n_systems)
-    fit_layout(fig)
-    _footer(fig, round_name)
+    fit_layout(fig, _footer_text(round_name))
     return save_figure(fig, folder, stem, formats)
 
 
-def _legend_clusters(clusters: list[int]) -> list:
-    return [plt.Line2D([], [], marker="o", linestyle="", color=_cluster_colour(c), label=f"cluster {c}") for c in clusters]
+def _group_colours(frame: pl.DataFrame) -> pl.Series:
+    """Each row's accelerator group's colour (group_colour), one call per group, not per row."""
+    names = frame["accelerator_group"].unique().to_list()
+    return frame["accelerator_group"].replace_strict({name: group_colour(name) for name in names}, return_dtype=pl.String)
+
+
+def _legend_groups(frame: pl.DataFrame) -> tuple[list, list[str]]:
+    """A legend entry per accelerator group of `frame` in its colour, with its count of systems, the most first."""
+    sizes = frame.group_by("accelerator_group").len().sort(["len", "accelerator_group"], descending=[True, False])
+    handles = [plt.Line2D([], [], marker="o", linestyle="", markerfacecolor=group_colour(name), markeredgecolor="black",
+                          markeredgewidth=0.5, markersize=7) for name in sizes["accelerator_group"]]
+    return handles, [f"{name} ({n:,})" for name, n in sizes.iter_rows()]
+
+
+def _legend_clusters(frame: pl.DataFrame) -> tuple[list, list[str]]:
+    """A grey entry per k-means cluster in its marker's shape; none where every system is in one cluster."""
+    clusters = sorted(frame["cluster"].unique().to_list())
+    if len(clusters) < 2:
+        return [], []
+    handles = [plt.Line2D([], [], marker=cluster_marker(c), linestyle="", color="#666666", markersize=6) for c in clusters]
+    return handles, [f"{'shape: k-means cluster' if i == 0 else 'cluster'} {c}" for i, c in enumerate(clusters)]
+
+
+def _outside_legend(ax, handles: list, labels: list[str], **options):
+    """The legend to the right of the axes, where no point hides it (fit_layout makes the room)."""
+    return ax.legend(handles, labels, fontsize=SMALLEST_PT, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, **options)
 
 
 def plot_systems(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """Comparable accelerator group against accelerator count; marker size = systems sharing that configuration."""
+    """Comparable accelerator group against accelerator count; colour = the group (as in every plot of the round),
+    shape = k-means cluster, marker size = systems sharing that configuration."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     groups = group.group_by("accelerator_group").agg(pl.col("accelerators").median().alias("m")).sort("m", "accelerator_group")
     row_of = {name: i for i, name in enumerate(groups["accelerator_group"])}
     # sorted: group_by's order varies from run to run, and markers that overlap are drawn in this order
     counts = group.group_by("accelerator_group", "accelerators", "cluster").len().sort("accelerator_group", "accelerators", "cluster")
-    height = max(3.6, 1.2 + 0.42 * len(row_of))
-    fig, ax = scaffold("systems", (9, height))
-    for name, accelerators, cluster, n in counts.iter_rows():
-        ax.scatter(accelerators, row_of[name], s=60 + 70 * (n - 1), color=_cluster_colour(cluster), alpha=0.75,
-                   edgecolors="black", linewidths=0.5, zorder=3)
-        if n > 1:
-            ax.annotate(str(n), (accelerators, row_of[name]), ha="center", va="center", fontsize=7, zorder=4)
+    counts = counts.with_columns(row=pl.col("accelerator_group").replace_strict(row_of, return_dtype=pl.Int64), colour=_group_colours(counts))
+    height = max(3.2, 1.2 + 0.42 * len(row_of))
+    fig, ax = scaffold("systems", (HALF_PAGE_IN, height))
+    for cluster in sorted(counts["cluster"].unique().to_list()):  # one collection per shape
+        part = counts.filter(pl.col("cluster") == cluster)
+        ax.scatter(part["accelerators"], part["row"], s=(20 + 40 * part["len"]).to_numpy(), color=part["colour"].to_list(),
+                   marker=cluster_marker(cluster), alpha=0.75, edgecolors="black", linewidths=0.5, zorder=3)
+    for accelerators, row, n in counts.filter(pl.col("len") > 1).select("accelerators", "row", "len").iter_rows():
+        ax.annotate(str(n), (accelerators, row), ha="center", va="center", fontsize=SMALLEST_PT, zorder=4)
     ax.set_xscale("log", base=2)
-    _log2_axis(ax.xaxis, group["accelerators"].to_list())
-    ax.set_yticks(range(len(row_of)), list(row_of), fontsize=8)
+    log2_axis(ax.xaxis, group["accelerators"].to_list(), HALF_PAGE_TICKS)
+    ax.set_yticks(range(len(row_of)), list(row_of), fontsize=SMALLEST_PT + 1)
     ax.set_ylim(-0.7, len(row_of) - 0.3)
     ax.set_xlabel("accelerators (log2 scale)")
     ax.grid(axis="x", alpha=0.3)
-    clusters = sorted(group["cluster"].unique().to_list())
-    ax.legend(handles=_legend_clusters(clusters), fontsize=8, loc="lower right", title="marker size = systems", title_fontsize=7)
+    handles, labels = _legend_clusters(group)
+    legend_under(ax, handles, labels, 6, title="colour: accelerator group, as in every plot of the round; size: systems sharing a configuration",
+                 title_fontsize=SMALLEST_PT, columnspacing=1.0, handletextpad=0.3)
     return _finish(fig, ax, round_name, benchmark, "systems by comparable accelerator group", group.height, folder, f"{benchmark}_systems", formats)
 
 
-def _scatter_by_cluster(ax, group: pl.DataFrame, y: str) -> None:
-    for cluster in sorted(group["cluster"].unique().to_list()):
-        part = group.filter(pl.col("cluster") == cluster)
-        ax.scatter(part["accelerators"], part[y], color=_cluster_colour(cluster), alpha=0.75, edgecolors="black",
-                   linewidths=0.5, label=f"cluster {cluster}", zorder=3)
+def _scatter_by_group(ax, group: pl.DataFrame, y: str) -> None:
+    """Every system at (accelerators, y): its colour its accelerator group's, its shape its k-means cluster's; one
+    collection per cluster, the colours as one array."""
+    frame = group.select("accelerators", y, "accelerator_group", "cluster").sort("cluster", "accelerator_group", "accelerators", y)
+    frame = frame.with_columns(colour=_group_colours(frame))
+    for cluster in frame["cluster"].unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col("cluster") == cluster)
+        ax.scatter(part["accelerators"], part[y], color=part["colour"].to_list(), marker=cluster_marker(cluster), alpha=0.8,
+                   edgecolors="black", linewidths=0.5, zorder=3)
 
 
-def _mark_reference(ax, group: pl.DataFrame, y: str) -> None:
+def _mark_reference(ax, group: pl.DataFrame, y: str):
     reference = group.filter(pl.col("is_paper_reference"))
-    ax.scatter(reference["accelerators"], reference[y], marker="*", s=260, color="gold", edgecolors="black",
-               linewidths=0.8, zorder=5, label=f"reference: {reference['system'][0]}")
+    return ax.scatter(reference["accelerators"], reference[y], marker="*", s=260, color="gold", edgecolors="black", linewidths=0.8, zorder=5)
 
 
 def plot_paper_e_prime(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """The paper's E': one reference per benchmark across every accelerator, so across hardware generations."""
+    """The paper's E': one reference per benchmark across every accelerator, so across hardware generations; colour =
+    accelerator group, shape = k-means cluster."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fig, ax = scaffold("paper", (9, 5.2))
-    _scatter_by_cluster(ax, group, "paper_e_prime")
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="ideal (E′ = 1)")
-    _mark_reference(ax, group, "paper_e_prime")
+    fig, ax = scaffold("paper", (HALF_PAGE_IN, 4.4))
+    _scatter_by_group(ax, group, "paper_e_prime")
+    ideal = ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
+    star = _mark_reference(ax, group, "paper_e_prime")
     ax.set_xscale("log", base=2)
-    _log2_axis(ax.xaxis, group["accelerators"].to_list())
+    log2_axis(ax.xaxis, group["accelerators"].to_list(), HALF_PAGE_TICKS)
     if group["paper_e_prime"].max() / max(group["paper_e_prime"].min(), 1e-9) > 50:
         ax.set_yscale("log")  # mixed generations can differ by orders of magnitude
         plain_log_axis(ax.yaxis)
     ax.set_xlabel("accelerators (log2 scale)")
-    ax.set_ylabel("the paper's E′ = speedup / (N / N_ref), not the efficiency")
+    ax.set_ylabel("the paper's E′ = speedup / (N / N_ref),\nnot the efficiency")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
+    handles, labels = _legend_groups(group)
+    more, named = _legend_clusters(group)
+    reference = group.filter(pl.col("is_paper_reference"))["system"]
+    legend_under(ax, [*handles, *more, ideal, star],
+                 [*labels, *named, "ideal (E′ = 1)", wrapped_name(f"reference: {reference[0]}") if reference.len() else "reference"],
+                 title="colour: accelerator group (systems); shape: k-means cluster", title_fontsize=SMALLEST_PT)
     return _finish(fig, ax, round_name, benchmark, "the paper's E′ (reference across hardware generations)", group.height, folder,
                    f"{benchmark}_paper_e_prime", formats)
 
@@ -148,27 +225,34 @@ def _error_bars(ax, frame: pl.DataFrame, x: str, y: str, low: pl.Expr, high: pl.
         ax.errorbar(spread[x], spread[y], yerr=yerr, fmt="none", ecolor=colour, elinewidth=0.8, capsize=2, alpha=0.7, zorder=2)
 
 
+FRONT_COLOUR = "black"  # the Pareto front: no accelerator group's colour
+
+
 def plot_time(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """Time to train with the run-to-run spread, and the Pareto front of time against accelerator-hours numbered."""
+    """Time to train with the run-to-run spread, coloured by accelerator group and shaped by k-means cluster, and the
+    Pareto front of time against accelerator-hours numbered."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
-    fig, ax = scaffold("time", (9, 5.6))
+    fig, ax = scaffold("time", (12, 5.6))
     _error_bars(ax, group, "accelerators", "time_to_train_min", pl.col("time_to_train_min_low"), pl.col("time_to_train_min_high"), "#666666")
-    _scatter_by_cluster(ax, group, "time_to_train_min")
+    _scatter_by_group(ax, group, "time_to_train_min")
     front = group.filter(pl.col("is_pareto")).sort("accelerators")
-    ax.plot(front["accelerators"], front["time_to_train_min"], color="crimson", linewidth=1.2, zorder=2)
-    ax.scatter(front["accelerators"], front["time_to_train_min"], s=130, facecolors="none", edgecolors="crimson",
-               linewidths=1.6, zorder=4, label="Pareto front: time vs accelerator-hours")
+    ax.plot(front["accelerators"], front["time_to_train_min"], color=FRONT_COLOUR, linewidth=1.2, zorder=2)
+    rings = ax.scatter(front["accelerators"], front["time_to_train_min"], s=130, facecolors="none", edgecolors=FRONT_COLOUR,
+                       linewidths=1.6, zorder=4)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    _log2_axis(ax.xaxis, group["accelerators"].to_list())
+    log2_axis(ax.xaxis, group["accelerators"].to_list())
     plain_log_axis(ax.yaxis)
     # short numbers on the points, the names in the legend: long names clip at the edge and collide
     x_mid = np.sqrt(float(group["accelerators"].min()) * float(group["accelerators"].max()))
-    handles, labels = ax.get_legend_handles_labels()
+    handles, labels = _legend_groups(group)
+    more, named = _legend_clusters(group)
+    handles += [*more, rings]
+    labels += [*named, "Pareto front: time vs accelerator-hours"]
     for i, row in enumerate(front.iter_rows(named=True), start=1):
         left = row["accelerators"] > x_mid
         ax.annotate(str(i), (row["accelerators"], row["time_to_train_min"]), xytext=(-7 if left else 7, 5),
-                    textcoords="offset points", fontsize=8, color="crimson", ha="right" if left else "left", fontweight="bold")
+                    textcoords="offset points", fontsize=SMALLEST_PT + 1, color=FRONT_COLOUR, ha="right" if left else "left", fontweight="bold")
         handles.append(plt.Line2D([], [], linestyle=""))
         labels.append(wrapped_name(f"{i}: {row['system']} ({row['accelerators']:,})"))
     handles.append(plt.Line2D([], [], color="#666666", marker="|", linestyle=""))
@@ -176,8 +260,10 @@ def plot_time(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFA
     ax.set_xlabel("accelerators (log2 scale)")
     ax.set_ylabel("time to train, minutes (official score, log scale)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.set_size_inches(12, 5.6)
+    legend = _outside_legend(ax, handles, labels)
+    # as tall as the legend needs: it runs from the axes' top to the footer
+    renderer = fig.canvas.get_renderer()
+    fig.set_size_inches(12, max(5.6, legend.get_window_extent(renderer).height / renderer.dpi + 1.3))
     return _finish(fig, ax, round_name, benchmark, "time to train", group.height, folder, f"{benchmark}_time", formats)
 
 
@@ -185,7 +271,7 @@ def plot_energy(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DE
     """Energy to train against time to train, for the systems whose power was measured; colour = accelerators."""
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     measured = group.filter(pl.col("energy_kj").is_not_null())
-    fig, ax = plt.subplots(figsize=(9, 5.2))
+    fig, ax = plt.subplots(figsize=(HALF_PAGE_IN, 4.8))
     counts = measured["accelerators"].to_numpy().astype(float)
     norm = matplotlib.colors.LogNorm(vmin=counts.min(), vmax=max(counts.max(), counts.min() * 2))
     points = ax.scatter(measured["time_to_train_min"], measured["energy_kj"], c=counts, cmap="viridis", norm=norm, s=70,
@@ -202,7 +288,7 @@ def plot_energy(group: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DE
     front = measured.filter(pl.col("is_pareto_energy")).sort("time_to_train_min")
     if front.height > 1:
         ax.plot(front["time_to_train_min"], front["energy_kj"], color="crimson", linewidth=1.2, label="Pareto front: time vs energy")
-        ax.legend(fontsize=8, loc="best")
+        ax.legend(fontsize=SMALLEST_PT, loc="best")
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain_log_axis(ax.xaxis)
@@ -226,19 +312,20 @@ def scaling_groups(group: pl.DataFrame) -> list[str]:
 
 def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS,
                  calibration: Calibration | None = None) -> list[Path]:
-    """Per comparable group: the efficiency of every system, and the planner's best time per count as an efficiency
-    (through the best measured at each count, predicted between and two doublings beyond, the band its 90 %
-    interval, `calibration`'s) with the knee (left); the same efficiency split into its throughput and convergence parts
-    (right)."""
+    """Per comparable group, in its colour: the efficiency of every system, and the planner's best time per count as an
+    efficiency (through the best measured at each count, predicted between and two doublings beyond, the band its
+    90 % interval, `calibration`'s) with the knee (left); the same efficiency split into its throughput and convergence
+    parts (right)."""
     from mlperf_scaling.tasks.metrics.fits import apart_series
     from mlperf_scaling.tasks.planning.predict import AMDAHL, group_model
 
     round_name, benchmark = group["round"][0], group["benchmark"][0]
     names = scaling_groups(group)
-    fig, (ax, parts) = scaffold("scaling", (13, 5.4), 2, True)
+    fig, (ax, parts) = scaffold("scaling", (13, 5.6), 2, True)
     everything = group.filter(pl.col("accelerator_group").is_in(names))
     largest = float(everything["accelerators"].max())
-    for colour, name in zip(_COLOURS, names, strict=False):
+    for name in names:
+        colour = group_colour(name)
         points = group.filter(pl.col("accelerator_group") == name).sort("accelerators")
         n_ref, t_ref = float(points["reference_accelerators"][0]), float(points["reference_time_min"][0])
         label = f"{name} ({points.height} systems)"
@@ -256,7 +343,7 @@ def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Pat
             if row["knee"] is not None:
                 low = "-" if row["knee_low"] is None else f"{row['knee_low']:,.0f}"
                 high = "beyond reach" if row["knee_high"] is None else f"{row['knee_high']:,.0f}"
-                label += f"; E < {row['threshold']:g} from ~{row['knee']:,.0f} [{low}, {high}]"
+                label += f";\n   E < {row['threshold']:g} from ~{row['knee']:,.0f} [{low}, {high}]"
                 if row["knee"] <= xs[-1]:
                     ax.plot([row["knee"]], [row["threshold"]], marker="v", color=colour, markersize=8, zorder=5)
         else:
@@ -270,24 +357,23 @@ def plot_scaling(group: pl.DataFrame, recommendations: pl.DataFrame, folder: Pat
     for axis in (ax, parts):
         axis.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
         axis.set_xscale("log", base=2)
-        _log2_axis(axis.xaxis, everything["accelerators"].to_list() + [largest * 2])
+        log2_axis(axis.xaxis, everything["accelerators"].to_list() + [largest * 2], 10)
         axis.set_xlabel("accelerators (log2 scale)")
         axis.grid(alpha=0.3)
     ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8)
     ax.set_ylabel("efficiency: best time at the smallest count x that count / (T x N)")
-    ax.legend(fontsize=7.5, loc="lower left", title="line: best per count, measured, predicted between and beyond; band: 90 % interval; v: knee",
-              title_fontsize=7)
+    ax.legend(fontsize=SMALLEST_PT, loc="lower left", title="line: best per count, measured, predicted between and beyond;\nband: 90 % interval; v: knee",
+              title_fontsize=SMALLEST_PT)
     parts.set_ylabel("part of the efficiency (efficiency = throughput x convergence)")
     parts.legend([plt.Line2D([], [], marker="^", color="grey", linestyle=""),
                   plt.Line2D([], [], marker="s", markerfacecolor="none", color="grey", linestyle="")],
                  ["throughput part: samples per accelerator-second", "convergence part: samples needed (bigger batches need more)"],
-                 fontsize=7.5, loc="lower left")
+                 fontsize=SMALLEST_PT, loc="lower left", title="colour: accelerator group, as on the left", title_fontsize=SMALLEST_PT)
     ax.set_title("efficiency per group: systems, and the best per count", fontsize=10)
     parts.set_title("where the efficiency is lost", fontsize=10)
     # two panels: the title belongs to the figure, not to the left panel it would overflow
     fig.suptitle(title_text(round_name, benchmark, "scaling within comparable hardware", everything.height), fontsize=11)
-    fit_layout(fig)
-    _footer(fig, round_name)
+    fit_layout(fig, _footer_text(round_name))
     return save_figure(fig, folder, f"{benchmark}_scaling", formats)
 
 
@@ -311,118 +397,3 @@ def plot_benchmark(efficiency: pl.DataFrame, clusters: pl.DataFrame, folder: Pat
 
 
 _KNEE_COLUMNS = {"accelerator_group": pl.String, "threshold": pl.Float64, "knee": pl.Float64, "knee_low": pl.Float64, "knee_high": pl.Float64}
-
-
-def _gapped(positions: list[int], values: list[float]) -> tuple[list[float], list[float]]:
-    """The series with a gap (NaN) where rounds are missing, so no line bridges them as if adjacent."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for i, (x, y) in enumerate(zip(positions, values, strict=True)):
-        if i and x - positions[i - 1] > 1:
-            xs.append(np.nan)
-            ys.append(np.nan)
-        xs.append(x)
-        ys.append(y)
-    return xs, ys
-
-
-def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None = None,
-                formats: tuple[str, ...] = DEFAULT_FORMATS) -> dict[str, list[Path]]:
-    """One plot per workload, drawn on every core: best time to train per round, a line per (comparable group,
-    accelerator count); rounds without a result leave a gap (dotted) rather than a line that reads as adjacent rounds."""
-    from mlperf_scaling.runtime.dispatch import map_on_cores
-    from mlperf_scaling.runtime.pools import DRAW
-
-    folder.mkdir(parents=True, exist_ok=True)
-    rounds = all_rounds or trends.select("round", "round_order").unique().sort("round_order")["round"].to_list()
-    calls = [(str(workload), group, folder, rounds, formats) for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True)]
-    return dict(zip([call[0] for call in calls], map_on_cores(plot_trend, calls, DRAW, writes_into=2), strict=True))
-
-
-def plot_trend(workload: str, group: pl.DataFrame, folder: Path, rounds: list[str], formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """The trend plot of one workload (its rows of `round_trends`)."""
-    position = {r: i for i, r in enumerate(rounds)}
-    fig, ax = scaffold("trend", (9, 5.2))
-    # ties broken by name too: group_by's order varies from run to run, and the order gives each line its colour
-    series = (group.group_by("accelerator_group", "accelerators").agg(pl.len().alias("n"))
-              .sort("n", "accelerators", "accelerator_group", descending=[True, False, False]).head(8))
-    for colour, (name, accelerators, _) in zip(_COLOURS, series.iter_rows(), strict=False):
-        line = group.filter((pl.col("accelerator_group") == name) & (pl.col("accelerators") == accelerators)).sort("round_order")
-        xs = [position[r] for r in line["round"]]
-        ys = line["best_time_min"].to_list()
-        ax.plot(xs, ys, color=colour, linestyle=":", linewidth=0.9)  # across missing rounds: dotted
-        ax.plot(*_gapped(xs, ys), color=colour, marker="o", label=f"{name} x {accelerators:,}")
-    used = sorted({position[r] for r in group["round"]})
-    shown = range(min(used), max(used) + 1)
-    ax.set_xticks(list(shown), [rounds[i] for i in shown])
-    ax.set_yscale("log")
-    plain_log_axis(ax.yaxis)
-    ax.set_xlabel("MLPerf Training round (dotted: a round without this result)")
-    ax.set_ylabel("best time to train, minutes (log scale)")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="best", title="accelerator group x count", title_fontsize=8)
-    ax.set_title(f"{canonical_benchmark(workload).label}: best time to train at the same scale, round by round", fontsize=11)
-    fit_layout(fig)
-    fig.text(0.01, 0.01, f"Official scores; results carried over unchanged from an earlier round are counted once. {NOTE}",
-             fontsize=7, color="#555555")
-    return save_figure(fig, folder, f"{workload}_trend", formats)
-
-
-_KIND_COLOURS = {"NVLink + NVSwitch": "#1f77b4", "NVLink": "#17becf", "Infinity Fabric": "#d62728", "TPU ICI": "#2ca02c", "HCCS": "#9467bd",
-                 "IPU-Link": "#8c564b", "RoCE": "#ff7f0e", "PCIe": "#7f7f7f", None: "#cccccc"}
-
-
-def plot_why(workload: str, context: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """Accelerator-minutes against accelerators for every result of a workload across rounds, coloured by the scale-up
-    fabric: at one count, a lower point is a system that needed less accelerator time, and the colours show whether
-    the fabric goes with it."""
-    fig, ax = scaffold("why", (11, 5.6))
-    frame = context.filter(pl.col("accelerators") > 0).with_columns((pl.col("time_to_train_min") * pl.col("accelerators")).alias("accelerator_minutes"))
-    for kind, colour in _KIND_COLOURS.items():
-        part = frame.filter(pl.col("interconnect_kind").is_null() if kind is None else pl.col("interconnect_kind") == kind)
-        if part.height:
-            ax.scatter(part["accelerators"], part["accelerator_minutes"], s=28, color=colour, alpha=0.85, edgecolors="white", linewidths=0.4,
-                       label=f"{kind or 'fabric not stated'} ({part.height})")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    _log2_axis(ax.xaxis, frame["accelerators"].to_list())
-    plain_log_axis(ax.yaxis)
-    ax.set_xlabel("accelerators (log2 scale)")
-    ax.set_ylabel("accelerator-minutes to train (log scale)")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="scale-up fabric", title_fontsize=8)
-    rounds = sorted_rounds(frame["round"].unique().to_list())
-    span = rounds[0] if len(rounds) == 1 else f"{rounds[0]} to {rounds[-1]}"
-    ax.set_title(f"MLPerf Training {span} · {canonical_benchmark(workload).label}: accelerator-minutes by scale-up fabric\n"
-                 f"{frame.height:,} results", fontsize=11)
-    fit_layout(fig)
-    fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training results; fabric from the systems JSON.", fontsize=7.5, color="#555555")
-    return save_figure(fig, folder, f"{workload}_why", formats)
-
-
-def plot_power(workload: str, context: pl.DataFrame, folder: Path, formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[Path]:
-    """Where power was measured: watts per accelerator and joules per sample against accelerators, per submitter and
-    AC or DC, so the energy cost of scaling out reads beside the time it saves."""
-    frame = context.filter(pl.col("w_per_accelerator").is_not_null(), pl.col("accelerators") > 0).sort("accelerators")
-    fig, axes = scaffold("power", (12, 4.8), ncols=2)
-    for (submitter, measurement), part in frame.group_by(["submitter", "measurement"], maintain_order=True):
-        label = f"{submitter} ({measurement or 'AC/DC not stated'})"
-        marker = "s" if measurement == "DC" else "o"
-        axes[0].plot(part["accelerators"], part["w_per_accelerator"], marker=marker, linewidth=1, label=label)
-        per_sample = part.filter(pl.col("j_per_sample").is_not_null())
-        axes[1].plot(per_sample["accelerators"], per_sample["j_per_sample"], marker=marker, linewidth=1, label=label)
-    for ax, ylabel in zip(axes, ("mean power per accelerator, W (node power / accelerators)", "energy per sample, J (log scale)"), strict=True):
-        ax.set_xscale("log", base=2)
-        _log2_axis(ax.xaxis, frame["accelerators"].to_list())
-        ax.set_xlabel("accelerators (log2 scale)")
-        ax.set_ylabel(ylabel)
-        ax.grid(alpha=0.3, which="both")
-    axes[1].set_yscale("log")
-    plain_log_axis(axes[1].yaxis)
-    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    rounds = sorted_rounds(frame["round"].unique().to_list())
-    fig.suptitle(f"MLPerf Training {', '.join(rounds)} · {canonical_benchmark(workload).label}: power and energy against accelerators\n"
-                 f"{frame.height:,} results with power logs", fontsize=11)
-    fit_layout(fig)
-    fig.text(0.01, 0.01, f"{NOTE} Source: MLPerf Training power logs.", fontsize=7.5, color="#555555")
-    return save_figure(fig, folder, f"{workload}_power", formats)

@@ -84,7 +84,7 @@ def draw_round_plots(analysis: RoundAnalysis, reports: str, formats: tuple[str, 
 def draw_why_plots(context: pl.DataFrame, folder: Path, formats: tuple[str, ...]) -> dict[str, dict[str, list[Path]]]:
     """Each workload's accelerator-minutes by scale-up fabric, and its power where measured, drawn on every core,
     unless unchanged since last drawn: workload -> {"why": files, "power": files}."""
-    from mlperf_scaling.tasks.publish.plots import plot_power, plot_why
+    from mlperf_scaling.tasks.publish.trend_plots import plot_power, plot_why
 
     drawn = DrawnPlots(folder)
     plots: dict[str, dict[str, list[Path]]] = {}
@@ -129,7 +129,7 @@ def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, 
 @names_faults("the reports", "reports", "--reports (MLPERF_REPORTS)")
 def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFAULT_FORMATS) -> Path:
     """reports/trends/: a plot per workload, the CSV tables and index.html; reports/why/: why results scale differently."""
-    from mlperf_scaling.tasks.publish.plots import plot_trends
+    from mlperf_scaling.tasks.publish.trend_plots import plot_trends
 
     folder = Path(reports) / "trends"
     # every round published between the first and the last, so a round this warehouse lacks shows as a gap
