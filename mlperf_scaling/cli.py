@@ -202,11 +202,11 @@ def _rounds_problem(args: argparse.Namespace, settings: Settings) -> str | None:
 
 def _machine_problem(args: argparse.Namespace) -> str | None:
     """Where the command must write and cannot (the warehouse's folder, the reports, Prefect's home), in one line."""
-    from mlperf_scaling.runtime.paths import folder_problem
+    from mlperf_scaling.runtime.paths import folder_problem, tree_problem
 
     if args.command in _WRITES_WAREHOUSE and (problem := folder_problem(Path(args.warehouse).parent, "--warehouse's folder")):
         return problem
-    if args.command in _WRITES_REPORTS and (problem := folder_problem(args.reports, "--reports")):
+    if args.command in _WRITES_REPORTS and (problem := folder_problem(args.reports, "--reports") or tree_problem(args.reports, "--reports")):
         return problem
     if args.command in _FLOWS and not os.environ.get("PREFECT_API_URL"):
         home = os.environ.get("PREFECT_HOME", "~/.prefect")  # where the temporary Prefect API keeps its database

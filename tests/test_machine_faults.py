@@ -60,6 +60,39 @@ def test_a_place_the_machine_will_not_let_a_command_write_is_one_line_before_any
         assert sorted(p.name for p in tmp_path.iterdir()) == before, "something was made"
 
 
+def test_a_round_report_made_read_only_is_one_line_before_any_work(tmp_path, monkeypatch, capsys):
+    from mlperf_scaling.runtime import paths
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reports" / "v4.1" / "plots").mkdir(parents=True)
+    (tmp_path / "reports" / "v4.1" / "index.html").write_text("<title>v4.1</title>")
+    locked = tmp_path / "reports" / "v4.1"
+    real = os.access
+    # as `chmod -R a-w reports/v4.1` leaves it for a user (root passes every permission check, so it is told here)
+    monkeypatch.setattr(paths.os, "access", lambda path, mode: not Path(path).resolve().is_relative_to(locked) and real(path, mode))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    (tmp_path / "mirror" / "training_results_v5.1").mkdir(parents=True)
+    for argv in (["analyze", "--round", "v4.1"], ["run", "--mirror", str(tmp_path / "mirror")], ["trends"], ["explore"]):
+        assert main([*argv, "--warehouse", str(tmp_path / "w.duckdb"), "--reports", "reports"]) == 2, argv
+        assert capsys.readouterr().err == ("mlperf-scaling: --reports reports: reports/v4.1 is not writable by this user: make it "
+                                           "writable (chmod -R u+w reports), or point --reports at another folder\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror", "reports"]
+
+
+def test_an_analysis_refused_midway_is_one_line_without_a_traceback(prefect_isolated, v41_warehouse, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from mlperf_scaling.tasks.publish import steps
+
+    warehouse = tmp_path / "w.duckdb"
+    shutil.copyfile(v41_warehouse, warehouse)
+    monkeypatch.setattr(steps, "write_index", refuse(errno.EACCES, lambda folder, page: Path(folder) / "index.html"))
+    assert main(["analyze", "--round", "v4.1", "--warehouse", str(warehouse), "--reports", str(tmp_path / "reports")]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.rstrip("\n").splitlines()[-1].startswith(f"mlperf-scaling: the reports {tmp_path / 'reports'}: permission denied")
+
+
 def test_prefects_home_that_cannot_be_written_is_one_line_before_any_work(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("PREFECT_API_URL", raising=False)  # a temporary API would keep its database there
     monkeypatch.setenv("PREFECT_HOME", str(a_file_where_the_folder_is(tmp_path)))

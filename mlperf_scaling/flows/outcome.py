@@ -8,10 +8,8 @@ from typing import Any
 from prefect.client.schemas.objects import State
 from prefect.states import Completed, Failed
 
-from mlperf_scaling.failures import ExpectedFailure, quiet_expected_failures
+from mlperf_scaling.failures import ExpectedFailure
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
-
-quiet_expected_failures()  # every flow module imports this one: a failure we expect is one line in the run's log
 
 
 class RoundsFailed(ExpectedFailure):

@@ -38,3 +38,18 @@ def _writable_filesystem_problem(existing: Path, folder: Path | str, what: str) 
         return f"{what} {folder} cannot be written ({existing}: {exc.strerror or exc}): give a folder on a writable disk"
     probe.unlink(missing_ok=True)
     return None
+
+
+def tree_problem(folder: Path | str, what: str) -> str | None:
+    """The first folder or file under `folder` that a command rewriting it could not write (a round's report made
+    read-only), or None. Asked of what is there only: a few hundred names, a millisecond."""
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        return None
+    for here, folders, files in os.walk(root):
+        for name in [*folders, *files]:
+            path = Path(here) / name
+            if not path.is_symlink() and not os.access(path, os.W_OK | (os.X_OK if name in folders else 0)):
+                return (f"{what} {folder}: {path} is not writable by this user: make it writable (chmod -R u+w {folder}), "
+                        f"or point {what} at another folder")
+    return None
