@@ -22,7 +22,7 @@ def _code_digest() -> bytes:
     # every module that decides what a figure looks like: a change to any of them draws every figure again
     digest = hashlib.sha256()
     for module in (plot_canvas, plots, trend_plots):
-        digest.update(Path(module.__file__).read_bytes())
+        digest.update(Path(str(module.__file__)).read_bytes())
     digest.update(matplotlib.__version__.encode())
     return digest.digest()
 
