@@ -64,11 +64,25 @@ def _suggestion(message: str, parser: argparse.ArgumentParser, argv: list[str]) 
             near = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.7)
             if near:
                 return f"; did you mean {near[0]}?"
-        elif word in argv and (at := argv.index(word)) >= 2 and argv[at - 2].startswith("--") and not argv[at - 1].startswith("-"):
-            action = parser._option_string_actions.get(argv[at - 2])  # noqa: SLF001
-            if action is not None and callable(action.type) and _takes(action.type, f"{argv[at - 1]} {word}"):
-                return f"; a value with a space is quoted: {argv[at - 2]} '{argv[at - 1]} {word}'"
+        elif (quoted := unquoted_value(parser, argv, word)) is not None:
+            return f"; a value with a space is quoted: {quoted}"
     return ""
+
+
+def unquoted_value(parser: argparse.ArgumentParser, argv: list[str], word: str) -> str | None:
+    """`--deadline '5 minutes'` when `word` is the second word of an option's value that was not quoted (and the
+    option reads the two together), else None."""
+    if word not in argv or (at := argv.index(word)) < 2 or not argv[at - 2].startswith("--") or argv[at - 1].startswith("-"):
+        return None
+    action = parser._option_string_actions.get(argv[at - 2])  # noqa: SLF001
+    if action is not None and callable(action.type) and _takes(action.type, f"{argv[at - 1]} {word}"):
+        return f"{argv[at - 2]} '{argv[at - 1]} {word}'"
+    return None
+
+
+def subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser | None:
+    """The parser of one command."""
+    return _subparser(parser, command)
 
 
 def _takes(kind, text: str) -> bool:

@@ -31,6 +31,15 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     return parser(settings)
 
 
+def _unquoted_benchmark(parser: argparse.ArgumentParser, benchmark: str, argv: list[str]) -> None:
+    """`plan --model-params ... --deadline 5 minutes` reads `minutes` as a BENCHMARK: say the quotes it needs."""
+    from mlperf_scaling.arguments import subparser, unquoted_value
+
+    plan = subparser(parser, "plan")
+    if plan is not None and (quoted := unquoted_value(plan, argv, benchmark)) is not None:
+        raise SystemExit(f"mlperf-scaling: {benchmark}: not an option; a value with a space is quoted: {quoted}")
+
+
 def _prepare_environment() -> None:
     # Offline-friendly Prefect defaults; a user's own settings win.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -110,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     try:
-        args = _parser(_settings()).parse_args(argv)
+        parser = _parser(_settings())
+        args = parser.parse_args(argv)
+        if args.command == "plan" and args.benchmark is not None and args.model_params is not None:
+            _unquoted_benchmark(parser, args.benchmark, list(sys.argv[1:] if argv is None else argv))
         settings = _settings(**{name: getattr(args, name) for name in sorted(_OPTIONS) if hasattr(args, name)})
         if hasattr(args, "rounds"):
             args.rounds = settings.rounds  # as the settings read them: v4.1 for 4.1

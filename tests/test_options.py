@@ -113,12 +113,16 @@ def test_an_options_value_is_taken_or_refused_in_one_line(command, action, value
     (["plan", "--model-params", "abc"], "mlperf-scaling: --model-params: not a number: 'abc' (e.g. 2.5, 70e9)"),
     (["plan", "bert", "--round", "v3.1", "--rounds", "v4.1"], "mlperf-scaling: --rounds: not with --round: give one or the other"),
     (["plan", "bert", "--bogus", "3"], "mlperf-scaling: --bogus 3: not an option of plan (`mlperf-scaling plan --help` lists them)"),
-    (["plann"], "mlperf-scaling: no command 'plann' (one of ingest, run, analyze, trends, watch, serve, plan, query, export, explore, "
-                "paper-table); did you mean plan?"),
+    (["plann"], "mlperf-scaling: no command 'plann' (one of ingest, run, analyze, trends, watch, serve, reports, plan, query, export, "
+                "explore, paper-table); did you mean plan?"),
     (["plan", "bert", "--acelerator", "H100-SXM"], "mlperf-scaling: --acelerator H100-SXM: not an option of plan (`mlperf-scaling plan --help` "
                                                   "lists them); did you mean --accelerator?"),
     (["plan", "bert", "--deadline", "5", "minutes"], "mlperf-scaling: minutes: not an option of plan (`mlperf-scaling plan --help` lists them); "
                                                      "a value with a space is quoted: --deadline '5 minutes'"),
+    (["plan", "--model-params", "70e9", "--tokens", "2e12", "--accelerator", "H100-SXM", "--deadline", "5", "minutes"],
+     "mlperf-scaling: minutes: not an option; a value with a space is quoted: --deadline '5 minutes'"),
+    (["reports", "--reports-address", "8765"], "mlperf-scaling: reports_address: '8765' is not HOST:PORT (e.g. 127.0.0.1:8765) "
+                                               "(MLPERF_REPORTS_ADDRESS or --reports-address)"),
     (["plan", "bert", "--accelerators", "-8"], "mlperf-scaling: --accelerators: cannot be negative: '-8' (e.g. 256)"),
     (["ingest"], "mlperf-scaling: ingest needs SOURCE"),
     (["serve", "--cron", "bad"], "mlperf-scaling: --cron: not a cron schedule: 'bad' (five fields, e.g. '0 6 * * *': daily at 06:00)"),
