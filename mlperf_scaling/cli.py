@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,11 +16,11 @@ from pydantic import ValidationError
 from mlperf_scaling import terminal
 from mlperf_scaling.runtime import quick_exit  # before Prefect, multiprocessing or the API register exit handlers: it runs last
 from mlperf_scaling.runtime.interrupts import end_at_once_on_signals
+from mlperf_scaling.serve_commands import serve, serve_reports
 from mlperf_scaling.settings import Settings
 from mlperf_scaling.warehouse_commands import export, query
 
 if TYPE_CHECKING:
-    from mlperf_scaling.runtime.report_server import ReportServer
     from mlperf_scaling.tasks.load.outcome import RoundOutcome
 
 
@@ -291,9 +290,9 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
         print(f"report: {Path(args.reports) / 'trends' / 'index.html'}")
         return 0
     if args.command == "serve":
-        return _serve(settings, args.cron)
+        return serve(settings, args.cron)
     if args.command == "reports":
-        return _serve_reports(settings)
+        return serve_reports(settings)
     if args.command == "watch":
         from mlperf_scaling.flows.outcome import result_of
         from mlperf_scaling.flows.watch import watch_releases
@@ -353,68 +352,6 @@ def _command(args: argparse.Namespace, settings: Settings, unchanged: list[Round
         # last, where the eye lands: the page to open first, which links every other
         print(f"open first: {front} (the answer per workload, and a link to every report)")
     return status
-
-
-def _report_server(settings: Settings) -> ReportServer | None:
-    """The reports folder served at the settings' address (made if absent: the first run writes it), or None once
-    the reason it cannot be (the address taken, or not this machine's) is said in one line."""
-    from mlperf_scaling.runtime.report_server import ReportServer
-
-    try:
-        settings.reports.mkdir(parents=True, exist_ok=True)
-        return ReportServer(settings.reports, settings.reports_address)
-    except OSError as exc:
-        print(f"mlperf-scaling: cannot serve the reports at {settings.reports_address} ({exc.strerror or exc}): "
-              "--reports-address HOST:PORT (MLPERF_REPORTS_ADDRESS) picks another", file=sys.stderr)
-        return None
-
-
-def _serve_reports(settings: Settings) -> int:
-    if (server := _report_server(settings)) is None:
-        return 2
-    print(f"serving {settings.reports}/ at {server.url} (Ctrl-C stops); for the Prefect UI's links: "
-          f"export MLPERF_REPORTS_URL={server.url}", flush=True)
-    with server:
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            print("mlperf-scaling: reports server stopped (SIGINT)", file=sys.stderr)
-            return 130
-    return 0
-
-
-def _serve(settings: Settings, cron: str | None) -> int:
-    from prefect import serve
-
-    from mlperf_scaling.flows.deployments import build_deployments
-    from mlperf_scaling.runtime.local_api import TemporaryApi, local_runs
-
-    # the reports beside the deployments, and their runs' artifacts linking there (a run is a process started with
-    # this one's environment), unless they are served elsewhere already (MLPERF_REPORTS_URL)
-    reports = None
-    if not settings.reports_url:
-        if (reports := _report_server(settings)) is None:
-            return 2
-        os.environ["MLPERF_REPORTS_URL"] = reports.start().url
-    # without a served API, a temporary one of ours with every service (its scheduler makes the scheduled runs), which
-    # ends at once with this process; Prefect's own took up to half a minute to stop after Ctrl-C
-    api = None if os.environ.get("PREFECT_API_URL") else TemporaryApi(settings.prefect_history_days, serving=True)
-    try:
-        with local_runs(api):
-            deployments = build_deployments(settings, cron)
-            if reports is not None:
-                print(f"serving {settings.reports}/ at {reports.url}", flush=True)
-            print("serving deployments: " + ", ".join(f"{d.flow_name}/{d.name}" for d in deployments) + " (Ctrl-C stops)", flush=True)
-            serve(*deployments)
-    except KeyboardInterrupt:  # Ctrl-C: Prefect's serve stops its runner; the interrupt itself is no error to show
-        print("mlperf-scaling: serve stopped (SIGINT)", file=sys.stderr)
-        return 130
-    finally:
-        if api is not None:
-            api.stop()
-        if reports is not None:
-            reports.stop()
-    return 0
 
 
 def _loaded_rounds_problem(warehouse: Path, round_name: str | None = None) -> str | None:

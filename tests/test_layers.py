@@ -24,7 +24,7 @@ LAYERS = [
     ("planning", ["mlperf_scaling.tasks.planning"]),
     ("publish", ["mlperf_scaling.tasks.publish"]),
     ("flows", ["mlperf_scaling.flows"]),
-    ("commands", ["mlperf_scaling.cli", "mlperf_scaling.command_options", "mlperf_scaling.warehouse_commands", "mlperf_scaling.arguments", "mlperf_scaling.plan_command", "mlperf_scaling.model_plan_command", "mlperf_scaling.terminal", "mlperf_scaling.fast_path"]),
+    ("commands", ["mlperf_scaling.cli", "mlperf_scaling.command_options", "mlperf_scaling.warehouse_commands", "mlperf_scaling.serve_commands", "mlperf_scaling.arguments", "mlperf_scaling.plan_command", "mlperf_scaling.model_plan_command", "mlperf_scaling.terminal", "mlperf_scaling.fast_path"]),
 ]
 
 
