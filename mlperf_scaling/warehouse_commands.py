@@ -47,9 +47,13 @@ def query(args: argparse.Namespace) -> int:
 
 def export(args: argparse.Namespace) -> int:
     from mlperf_scaling.failures import faults_named
+    from mlperf_scaling.runtime.paths import folder_problem
     from mlperf_scaling.warehouse.export import export_database
     from mlperf_scaling.warehouse.read import WarehouseMissing
 
+    if (problem := folder_problem(args.directory, "DIR")) is not None:  # a folder that cannot be made there: said before any table is read
+        print(f"mlperf-scaling: {problem}", file=sys.stderr)
+        return 2
     try:
         with faults_named("the export folder", args.directory, "DIR"):
             files = export_database(args.warehouse, args.directory, args.file_format)

@@ -55,6 +55,7 @@ def state(warehouse: Path) -> dict[str, tuple]:
          "v9.9 is not in the mirror {tmp} (it holds v4.1), and --offline (MLPERF_OFFLINE) forbids fetching it"),
         (["run", "--mirror", "{tmp}", "--rounds", "v4.1", "v9.9", "--remote-base", "{tmp}/empty"],
          "no round v9.9: not in the mirror {tmp} (it holds v4.1) nor at file://{tmp}/empty/ (training_results_v9.9 is not there)"),
+        (["export", "{tmp}/noise.bin/tables"], "DIR {tmp}/noise.bin/tables cannot be made: {tmp}/noise.bin is a file, where a folder must be"),
         (["plan", "bert", "--warehouse", "{tmp}/noise.bin"],
          "--warehouse {tmp}/noise.bin is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"),
     ],
