@@ -111,8 +111,8 @@ def parser(settings: Settings) -> argparse.ArgumentParser:
                        help="tokens per optimiser step, e.g. 4e6 (default: what public runs of the model's size used); it bounds "
                        "the count: at most one sequence per data-parallel replica")
     plan.add_argument("--accelerator", help="comparable group, e.g. H100-SXM, A100-PCIe, TPU v5p; a family (B200) when it has one "
-                      "(default: the group with the most accelerator counts measured); with --model-params, any accelerator with a "
-                      "datasheet (TPU v4, V100-SXM)")
+                      "(default: the newest accelerator generation measured at 3 counts or more in a round, enough to fit); with "
+                      "--model-params, any accelerator with a datasheet (TPU v4, V100-SXM)")
     plan_rounds = plan.add_mutually_exclusive_group()
     plan_rounds.add_argument("--round", dest="round_name", type=arguments.plan_round, default="best",
                              help="round, e.g. v4.1; best (default): the round that measured the group best (most accelerator "

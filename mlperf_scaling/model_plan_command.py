@@ -18,6 +18,7 @@ import polars as pl
 from rich.console import Console
 from rich.markup import escape
 
+from mlperf_scaling.tasks.metrics.context import SINGLE_SOURCE_PEAK
 from mlperf_scaling.tasks.planning.calibration import LEVEL
 from mlperf_scaling.tasks.planning.evidence import language_model_evidence
 from mlperf_scaling.tasks.planning.model_plan import Answer, Estimate, ModelPlan, duration_words, make_model_plan, resolve_group
@@ -133,7 +134,7 @@ def model_plan_document(plan: ModelPlan) -> dict:
         "precision_change": asdict(t.change) if t.change else None, "training_change": asdict(t.training_change) if t.training_change else None,
         "pooled": t.pooled, "reach": t.reach, "reach_seen_in_backtest": plan.reach_seen,
         "beyond_the_evidence": _beyond(plan, plan.chosen), "largest_count_measured_on_generation": t.largest_measured,
-        "peak_tflops": t.peak_tflops,
+        "peak_tflops": t.peak_tflops, "peak_single_source": t.peak_single_source,
         "mfu_compute": {"predicted": t.mfu_compute, "low": plan.mfu_low, "high": plan.mfu_high, "level": LEVEL, "capped": plan.mfu_capped},
         "step_overhead": {"architecture": t.architecture, "seconds_per_level": t.overhead.per_level(t.architecture) if t.overhead else None,
                           "basis": overhead},
@@ -162,7 +163,7 @@ def model_plan_rows(plan: ModelPlan) -> pl.DataFrame:
     common = {"model_params": r.parameters, "active_params": r.active_parameters, "tokens": plan.tokens, "seq_len": r.seq_len,
               "accelerator_group": r.accelerator_group, "precision": t.precision, "precision_assumed": t.precision_assumed,
               "precision_change": t.change.text if t.change else None, "pooled": t.pooled, "reach": t.reach,
-              "peak_tflops": t.peak_tflops, "training_flops": plan.flops,
+              "peak_tflops": t.peak_tflops, "peak_single_source": t.peak_single_source, "training_flops": plan.flops,
               "mfu_compute": t.mfu_compute, "mfu_compute_low": plan.mfu_low, "mfu_compute_high": plan.mfu_high,
               "global_batch_tokens": b.tokens if b else None, "global_batch_given": b.given if b else None,
               "model_parallel": b.model_parallel if b else None, "largest_useful_accelerators": b.largest_useful if b else None,
@@ -325,7 +326,9 @@ def _print(plan: ModelPlan, console: Console) -> None:
     console.print(f"Training FLOPs {plan.flops:.3g}: 6 x active parameters x tokens, plus {plan.attention_share * 100:.1f} % for attention.", markup=False)
     measured_on = "accelerators measured, pooled" if t.pooled else f"the language models measured on {r.accelerator_group}"
     console.print(f"At the MLPerf pace: model FLOPs utilisation while computing (attention counted) {_range_text(t.mfu_compute, plan.mfu_low, plan.mfu_high, 3)} "
-                  f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS {t.precision} peak, from {measured_on}: {leaned_on_text(t.cells)}. "
+                  f"({_level()} interval) of the {t.peak_tflops:,.0f} TFLOPS {t.precision} peak"
+                  f"{f' (a {SINGLE_SOURCE_PEAK}: the times below are only as sure as it)' if t.peak_single_source else ''}, "
+                  f"from {measured_on}: {leaned_on_text(t.cells)}. "
                   f"Every optimiser step also pays an overhead that does not shrink with the count, {t.overhead.basis(t.architecture)}; "
                   f"the MFU column is the whole step's.", markup=False)
     if plan.mfu_capped:
@@ -340,7 +343,8 @@ def _print(plan: ModelPlan, console: Console) -> None:
     beyond = _beyond(plan, plan.chosen)
     if beyond:
         seen = plan.reach_seen or 1.0
-        wider = (f"the interval is x{t.reach_scale(Calibrated(0.0, 0.0, seen)):.2f} as wide: farther than the backtest's farthest case, x{seen:,.1f}"
+        wider = (f"the interval is x{t.reach_scale(Calibrated(0.0, 0.0, seen)):.2f} as wide: this model is {t.reach:,.0f} times beyond its "
+                 f"evidence in size, sequence length and kind, farther than the backtest's farthest case ({seen:,.0f} times)"
                  if t.reach > seen else "within the backtest's farthest case in size and length, not widened for them")
         console.print(f"  Beyond the evidence ({wider}; a count beyond the largest measured widens it by what the counts never seen taught): "
                       f"{readable('; '.join(beyond))}.", markup=False)

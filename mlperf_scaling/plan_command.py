@@ -208,7 +208,7 @@ def plan_document(plan: Plan, price: float | None) -> dict:
     return {
         "round": s.round, "benchmark": s.benchmark, "benchmark_canonical": s.canonical, "workload": s.workload, "label": s.label,
         "accelerator_group": s.accelerator_group,
-        "why_round": s.why_round, "other_groups": s.other_groups,
+        "why_round": s.why_round, "why_group": s.why_group, "other_groups": s.other_groups,
         "efficiency_reference": {"accelerators": plan.planner.reference_accelerators, "time_min": plan.planner.reference_time_min,
                                  "system": plan.planner.reference_system},
         "measured": part("measured"), "best_per_count": part("best"), "prediction_note": plan.fit_note,
@@ -390,6 +390,8 @@ def _print(plan: Plan, console: Console, price: float | None) -> None:
     s, r, p = plan.selection, plan.recommendation, plan.planner
     console.print(f"[bold]{s.label}[/bold], {s.workload.split(' (')[0]}, on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}"
                   + (f" ({s.why_round})" if s.why_round else ""))
+    if s.why_group:
+        console.print(f"Why {s.accelerator_group}: {s.why_group}.", markup=False)
     if s.other_groups:
         console.print(f"Other comparable groups in {s.round}: {', '.join(s.other_groups)} (--accelerator)")
     console.print(f"Times are official scores; runs min-max is the fastest and slowest valid run. Efficiency, in every table here: the best "

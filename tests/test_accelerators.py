@@ -5,7 +5,8 @@ import pytest
 from conftest import ROUNDS, read_shipped_round
 
 from mlperf_scaling.reference.lookup import accelerator_table, classify_accelerator
-from mlperf_scaling.tasks.metrics.efficiency import accelerator_families, efficiency_table
+from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
+from mlperf_scaling.tasks.metrics.efficiency import efficiency_table
 
 
 def test_every_published_accelerator_name_is_in_the_mapping():
@@ -64,3 +65,33 @@ def test_comparable_groups_keep_form_factors_apart():
     assert groups["forms"].max() == 1 and groups["families"].max() == 1  # never two form factors or models in one group
     ssd = table.filter(pl.col("benchmark") == "ssd")
     assert {"H100-PCIe", "H100-SXM"} <= set(ssd["accelerator_group"].to_list())
+
+
+def test_a_name_without_a_form_factor_takes_its_systems_or_says_it_is_not_stated():
+    """v0.7 named "NVIDIA A100" (Inspur NF5488) and "Nvidia Tesla V100" (Fujitsu GX2570M5) and "NVIDIA V100" (Google),
+    which grouped them as `A100` and `V100` beside the SXM groups. The systems' own descriptions show SXM for the first
+    two (accelerator_systems.tsv); Google's says nothing ("TODO"), so its group says the form factor is not stated."""
+    from mlperf_scaling.tasks.metrics.accelerators import with_accelerator_classes
+
+    assert classify_accelerator("NVIDIA A100").form_factor is None  # the name alone says nothing
+    frame = pl.DataFrame({"round": ["v0.7", "v0.7", "v0.7", "v9.9"], "submitter": ["Inspur", "Fujitsu", "Google", "Another"],
+                          "system": ["nf5488_mxnet", "gx_V100x8_ngc20.06_pytorch", "gpu-v100-8-TF2.0", "nf5488_mxnet"],
+                          "accelerator_model_name": ["NVIDIA A100", "Nvidia Tesla V100", "NVIDIA V100", "NVIDIA A100"]})
+    classed = with_accelerator_classes(frame)
+    assert classed["accelerator_group"].to_list() == ["A100-SXM", "V100-SXM", "V100 (form factor not stated)", "A100 (form factor not stated)"]
+    assert classed["accelerator_form_factor"].to_list() == ["SXM", "SXM", None, None]
+
+    data, _ = read_shipped_round("v0.7")
+    table, _ = efficiency_table(data.scores)
+    groups = dict(table.group_by("submitter", "system").agg(pl.col("accelerator_group").first()).select(
+        pl.format("{}/{}", "submitter", "system"), "accelerator_group").iter_rows())
+    assert groups["Inspur/nf5488_mxnet"] == groups["NVIDIA/dgxa100_ngc20.06_mxnet"] == "A100-SXM"
+    assert groups["Fujitsu/gx_V100x8_ngc20.06_mxnet"] == "V100-SXM" and groups["Google/gpu-v100-8-TF2.0"] == "V100 (form factor not stated)"
+    # every group of the round names its form factor, says it is not stated, or is a family of one form (TPU, Ascend)
+    bare = {g for g in table["accelerator_group"].unique().to_list() if "-" not in g and "not stated" not in g}
+    assert bare == {"TPU v3", "TPU v4", "Ascend 910"}, bare
+    # each row of accelerator_systems.tsv is a system of its round that publishes that name
+    from mlperf_scaling.reference.lookup import system_form_factors
+
+    published = set(data.systems.select("submitter", "system", "accelerator_model_name").iter_rows())
+    assert all((row.submitter, row.system, row.accelerator_model_name) in published for row in system_form_factors() if row.round == "v0.7")

@@ -99,7 +99,7 @@ def test_the_operations_recipe_runs_as_written_and_the_ui_leads_to_the_report(tm
         runs = _pipeline_runs(api)
         assert len(runs) == 2 and runs[0]["id"] != flow_run
         assert runs[0]["state"]["type"] == "COMPLETED"
-        assert runs[0]["state"]["message"] == f"mlperf-pipeline: nothing new: 1 round checked ({ROUND}), the version already loaded"
+        assert runs[0]["state"]["message"] == f"mlperf-pipeline: nothing new: 1 round checked ({ROUND}), already loaded at the same version"
 
         # the report's artifact in the UI: its link opens the report, served by `serve`
         (artifact,) = _api(api, "artifacts/filter", {"artifacts": {"key": {"any_": ["report-v0-5"]}}})

@@ -80,7 +80,9 @@ def test_a_deadline_is_met_on_a_measured_time_or_on_a_predicted_upper_end():
     assert predicted.time_min_low < predicted.time_min < predicted.time_min_high <= 4.2 < p.step(predicted.accelerators - 8).time_min_high
     assert "(not measured)" in predicted.sentence and "on the interval's upper end" in predicted.sentence
     assert (predicted.meets_deadline, predicted.deadline_basis, predicted.slow_runs) == (True, "interval's upper end", None)
-    assert "searched in whole nodes of 8 from 2 to 1,024" in predicted.reason
+    # whole nodes only, never part of one: the search starts at one node (8), not at the reach (2)
+    assert "searched in whole nodes of 8 from 8 to 1,024" in predicted.reason
+    assert search_counts(p)[0] == 8 and all(c % 8 == 0 for c in search_counts(p))
     hopeless = recommend(p, deadline_min=1.0)
     assert hopeless.accelerators == 256 and hopeless.basis == MEASURED and hopeless.reason.startswith("no count meets")
     assert hopeless.meets_deadline is False and hopeless.deadline_basis is None
@@ -90,7 +92,9 @@ def test_a_deadline_is_met_on_a_measured_time_or_on_a_predicted_upper_end():
     # reaches, 4x below 8) and below that the one count the budget buys
     below = recommend(p, max_accelerators=4)
     assert (below.basis, below.accelerators) == (PREDICTED, 4) and below.time_min == pytest.approx(p.step(4).time_min)
-    assert below.reason.startswith("at most 4 accelerators, below the smallest count measured (8)")
+    assert below.reason == ("at most 4 accelerators, below the smallest count measured (8): less than one node of 8, the one count the "
+                            "budget buys (a power of two)")
+    assert below.next_not_chosen == "it is past the budget of 4 accelerators"
     beyond = recommend(p, max_accelerators=1, deadline_min=2000.0)
     assert (beyond.basis, beyond.accelerators, beyond.meets_deadline) == (PREDICTED, 1, True)
     assert "below the search's reach (2, 4x below the smallest count measured), the one count the budget buys" in beyond.reason
@@ -176,7 +180,9 @@ def test_a_deadline_or_a_budget_answers_with_the_smallest_count_that_meets_it(v3
     reach = math.ceil(p.counts[0] / REACH_BELOW)
     assert candidates[0] >= reach or candidates == [candidates[0]]  # below the reach: only the one count a budget buys
     node = node_size(p.rows)
-    assert all(c in p.evidence or c % node == 0 or (c < node and c & (c - 1) == 0) for c in candidates)
+    # whole nodes, or the measured counts; part of a node only as the one count a budget below a node buys
+    assert all(c in p.evidence or c % node == 0 for c in candidates) or (
+        len(candidates) == 1 and budget is not None and candidates[0] < node and candidates[0] & (candidates[0] - 1) == 0)
 
     r = recommend(p, threshold, deadline, budget)
     n = r.accelerators
@@ -187,6 +193,10 @@ def test_a_deadline_or_a_budget_answers_with_the_smallest_count_that_meets_it(v3
     head = r.sentence.split(";")[0]
     assert head.startswith(f"{n:,} {p.accelerator_group}: measured" if r.basis == MEASURED
                            else f"{n:,} {p.accelerator_group} (not measured): predicted")
+    # the next count is a fact with why it is not the answer, never an argument for it
+    assert "would save" not in r.sentence and "doubling to" not in r.sentence
+    if r.next_accelerators is not None:
+        assert r.next_not_chosen and f"is not the answer: {r.next_not_chosen}" in r.sentence
     if r.basis == PREDICTED:
         assert r.time_min_low is None or r.time_min_low <= r.time_min <= r.time_min_high
     if deadline is None:
@@ -250,6 +260,55 @@ def test_gpt3_on_h100_meets_four_hours_below_the_smallest_count_measured():
     assert document["meets_deadline"] is True and document["time_min_high"] == r.time_min_high
 
 
+@pytest.fixture(scope="module")
+def v21_efficiency():
+    data, _ = read_shipped_round("v2.1")
+    return efficiency_table(data.scores)[0]
+
+
+def test_the_next_count_is_stated_with_why_it_is_not_the_answer(v21_efficiency):
+    """ResNet-50 on A100-SXM in v2.1, a user test's case: the answer, 128, measured; 256 was not measured, and the
+    sentence said it 'would save about 1.33 min for +6 % accelerator-hours', an argument for it. Now 256 is stated as a
+    fact with its cost and why it is not the answer."""
+    selection = select(v21_efficiency, "resnet", "A100-SXM")
+    r = make_plan(selection, calibration=load_calibration().with_backtest(backtest_table(v21_efficiency))).recommendation
+    assert (r.accelerators, r.basis, r.next_accelerators, r.next_basis) == (128, MEASURED, 256, PREDICTED)
+    assert "would save" not in r.sentence and "doubling to" not in r.sentence
+    assert r.next_not_chosen == ("nobody measured it, and only a measured count is recommended; a measurement there would show "
+                                 "whether it is worth it")
+    assert r.sentence.startswith("128 A100-SXM: measured 2.82 min, the best of 2 systems")
+    assert "; 256 (twice as many: predicted 1.49 min [" in r.sentence and ", +6 % accelerator-hours) is not the answer: nobody measured it" in r.sentence
+    # a measured next count below the threshold says so; a budget says it is past it
+    capped = make_plan(selection, max_accelerators=100).recommendation
+    assert (capped.accelerators, capped.next_accelerators) == (64, 128)
+    assert capped.next_not_chosen == "it is past the budget of 100 accelerators"
+
+
+def test_a_deadline_searches_whole_nodes_and_answers_one(v21_efficiency):
+    """BERT on A100-SXM in v2.1 (nodes of 4, measured from 4): a deadline of a day answered '1 A100-SXM' while saying
+    it searched whole nodes of 4. The smallest count nodes of 4 allow is 4, measured (32.8 min)."""
+    selection = select(v21_efficiency, "bert", "A100-SXM")
+    r = make_plan(selection, deadline_min=1440.0).recommendation
+    assert node_size(selection.rows) == 4
+    assert (r.accelerators, r.basis, r.meets_deadline, r.deadline_basis) == (4, MEASURED, True, "measured time")
+    assert "searched in whole nodes of 4 from 4 to 16,384" in r.reason
+    assert r.next_not_chosen == "4 meets the 24.0 h deadline already, and the answer is the smallest count that does"
+    assert "8 (twice as many: measured 16.5 min, efficiency 0.99, +1 % accelerator-hours) is not the answer" in r.sentence
+
+
+def test_without_an_accelerator_the_newest_generation_measured_well_enough_to_fit(v41_v51_efficiency):
+    """Llama 2 70B LoRA: H100-SXM has the most counts (8, v4.1), but GB300 (Blackwell Ultra, 2025) is the newest
+    generation measured at 3 counts or more; the plan says why and names the other."""
+    chosen = select(v41_v51_efficiency, "llama2_70b_lora")
+    assert (chosen.accelerator_group, chosen.round) == ("GB300", "v5.1")
+    assert chosen.why_group == ("the newest accelerator generation measured at 3 counts or more, enough to fit (NVIDIA Blackwell "
+                                "Ultra, 2025: 3 counts in v5.1); the most counts: H100-SXM, 8 in v4.1 (--accelerator H100-SXM)")
+    # a named round keeps to it: v4.1's newest generation with 3 counts is Hopper, H100-SXM (H200-SXM has 2)
+    in_round = select(v41_v51_efficiency, "llama2_70b_lora", None, "v4.1")
+    assert in_round.accelerator_group == "H100-SXM" and "8 counts in v4.1" in in_round.why_group
+    assert select(v41_v51_efficiency, "llama2_70b_lora", "H100-SXM").why_group is None  # asked for: nothing to explain
+
+
 def test_v41_llama2_on_h100_sxm_quotes_what_was_measured(v41_efficiency):
     selection = select(v41_efficiency, "llama2_70b_lora", "h100 sxm", "4.1")
     assert (selection.round, selection.accelerator_group, selection.rows.height) == ("v4.1", "H100-SXM", 20)
@@ -262,7 +321,9 @@ def test_v41_llama2_on_h100_sxm_quotes_what_was_measured(v41_efficiency):
     assert round(r.time_min, 3) == 3.066 and r.time_min_low is None and round(r.efficiency, 2) == 0.60
     assert round(r.reference_time_min, 2) == 58.42 and r.reference_system == "Fujitsu/GX2560M7_H100_SXM_80GBx4"
     assert r.sentence.startswith("128 H100-SXM: measured 3.07 min, 1 system (Oracle/128xBM.GPU.H100.8; its runs 2.90-3.52 min); "
-                                 "efficiency 0.60 against the best at 4 (58.4 min); doubling to 256 (not measured: predicted 2.37 min [2.07, 2.93])")
+                                 "efficiency 0.60 against the best at 4 (58.4 min); 256 (twice as many: predicted 2.37 min [2.07, 2.94], "
+                                 "efficiency 0.38 [0.31, 0.44], +55 % accelerator-hours) is not the answer: nobody measured it")
+    assert r.next_not_chosen.endswith("; its predicted efficiency is below 0.5 too")
     assert (r.next_basis, r.model, r.backtest_counts, r.warning) == (PREDICTED, AMDAHL, 8, None)
     assert 128 <= r.knee_low < r.knee < r.knee_high < 512 and round(r.knee) == 174
     assert [s.accelerators for s in plan.steps] == [4, 8, 16, 32, 64, 128, 512, 1024, 2048, 4096]
@@ -272,7 +333,8 @@ def test_v41_llama2_on_h100_sxm_quotes_what_was_measured(v41_efficiency):
 
 def test_names_and_rounds_as_people_type_them(v41_efficiency):
     assert select(v41_efficiency, "llama2_70b_lora", "B200").accelerator_group == "B200-SXM"  # a family with one group
-    assert select(v41_efficiency, "gnn").accelerator_group == "H100-SXM"  # default: the most counts measured
+    # default: the newest generation measured at 3 counts or more (v4.1 gnn: Hopper, and of its groups the most counts)
+    assert select(v41_efficiency, "gnn").accelerator_group == "H100-SXM"
     with pytest.raises(PlanError, match="did you mean llama2_70b_lora"):
         select(v41_efficiency, "llama2")
     with pytest.raises(PlanError, match="did you mean stable_diffusion"):
@@ -344,8 +406,8 @@ def test_plan_command(v41_warehouse, tmp_path, capsys):
 
     assert main(["plan", "llama2_70b_lora", "--accelerator", "H100-SXM", "--accelerators", "2048", "--warehouse", str(warehouse)]) == 0
     out = capsys.readouterr().out
-    assert "At 2,048 H100-SXM (not measured): predicted 0.93 min [0.77, 1.16] (90 % interval, amdahl model" in out
-    assert "The two-part model: 0.76 min [0.63, 1.03] at a global batch of 128." in out
+    assert "At 2,048 H100-SXM (not measured): predicted 0.93 min [0.76, 1.17] (90 % interval, amdahl model" in out
+    assert "The two-part model: 0.76 min [0.62, 1.04] at a global batch of 128." in out
 
     for argv, message in [
         (["plan", "resnet"], "no ResNet-50 (resnet) in the warehouse; it holds: bert, dlrm_dcnv2, gpt3, llama2_70b_lora, retinanet (also ssd)"),

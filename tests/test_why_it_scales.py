@@ -241,9 +241,12 @@ CLAIM_VERDICTS = [
     ("Table I, RetinaNet", "holds", ["truncated rather than rounded", "172.8393"]),
     ("Table I, Stable Diffusion", "differs", ["60.56 min (paper 60.52)"]),
     ("sincronización entre nodos", "holds", ["throughput part", "in 5 of 5"]),
-    ("not determined solely", "holds", ["93 of 207 cells", "widest x4.12"]),
-    ("in other cases, scale-out deployments achieve superior throughput", "holds",
-     ["0 of 6 pairs", "scale-out ahead in every pair", "v4.1 llama2_70b_lora: 8 H200 23.1 min vs 16 H100 16.7 min"]),
+    # 211: the v0.7 A100 and V100 systems whose names state no form factor joined their SXM groups' cells
+    ("not determined solely", "holds", ["96 of 211 cells", "widest x4.12"]),
+    # 0 of 6 pairs with fewer, larger GPUs ahead: the sentence's "can outperform" is never seen, so it cannot hold
+    ("in other cases, scale-out deployments achieve superior throughput", "differs",
+     ["0 of 6 pairs", "scale-out ahead in every pair", "'can outperform' is not seen",
+      "v4.1 llama2_70b_lora: 8 H200 23.1 min vs 16 H100 16.7 min"]),
     ("due to inefficient data chunking", "untestable", ["from v6.0"]),
     ("due to inefficient data chunking", "untestable", ["0 of them differ in micro-batch"]),
     ("LoRA fine-tuning draws less power", "holds", ["LoRA 625 W, GPT-3 843 W per accelerator"]),
@@ -264,6 +267,46 @@ def test_each_claim_of_the_papers(every_round, words, verdict, evidence):
     assert (row["paper"] == "this project") == (row["claim_id"] > len(CLAIM_VERDICTS) - PROJECT_FINDINGS)
     for part in evidence:
         assert part in row["evidence"], (part, row["evidence"])
+
+
+def test_an_mfu_against_a_peak_from_a_single_source_is_marked_where_shown(tmp_path):
+    """First-generation Gaudi's ResNet-50 MFU, 0.663, is against 60 TFLOP/s BF16, a peak only one copy of one Intel deck
+    gives: result_context flags it, and the why page marks it; an A100's MFU against NVIDIA's datasheet is not marked."""
+    from mlperf_scaling.contracts.common import frame_schema
+    from mlperf_scaling.contracts.explanations import ExplanationsSchema
+    from mlperf_scaling.contracts.paper_claims import PaperClaimsSchema
+    from mlperf_scaling.reference.lookup import accelerator_spec
+    from mlperf_scaling.tasks.publish.why import write_why_pages
+
+    assert accelerator_spec("Gaudi", "OAM", None).peak_from_single_source("bf16")
+    assert not accelerator_spec("A100", "SXM", 40.0).peak_from_single_source("bf16")
+    resnet = _round_frames("v1.0")[5].filter(pl.col("benchmark") == "resnet", pl.col("accelerators") > 0)
+    gaudi = resnet.filter(pl.col("accelerator_family") == "Gaudi", pl.col("mfu").is_not_null()).row(0, named=True)
+    assert (round(gaudi["mfu"], 3), gaudi["peak_tflops"], gaudi["peak_precision"], gaudi["peak_single_source"]) == (0.663, 60.0, "bf16", True)
+    assert not resnet.filter(pl.col("accelerator_family") == "A100")["peak_single_source"].any()
+    write_why_pages(tmp_path, pl.DataFrame(schema=frame_schema(ExplanationsSchema)), pl.DataFrame(schema=frame_schema(PaperClaimsSchema)),
+                    pl.DataFrame({"round": [], "rank": []}), resnet, {})
+    page = (tmp_path / "resnet.html").read_text(encoding="utf-8")
+    assert "v1.0 Gaudi: MFU against a peak from a single unverified source (60 TFLOP/s bf16" in page
+    assert "A100: MFU against a peak from a single" not in page
+
+
+def test_a_workload_without_a_cross_validated_model_says_why(tmp_path):
+    """The why index showed Llama 3.1 405B with two blank R² cells and no word why: too few results and submitters."""
+    from mlperf_scaling.contracts.common import frame_schema
+    from mlperf_scaling.contracts.paper_claims import PaperClaimsSchema
+    from mlperf_scaling.tasks.metrics.explain import explanation_table, not_modelled_because
+    from mlperf_scaling.tasks.publish.why import write_why_pages
+
+    context = _round_frames("v5.1")[5]
+    big = context.filter(pl.col("benchmark_canonical") == "llama31_405b", pl.col("accelerators") > 0)
+    assert not_modelled_because(big) == ("not cross-validated: 8 results and 3 submitters, and a model tested on submitters it has "
+                                         "not seen needs at least 15 results of 4 submitters")
+    index = write_why_pages(tmp_path, explanation_table(context), pl.DataFrame(schema=frame_schema(PaperClaimsSchema)),
+                            pl.DataFrame({"round": [], "rank": []}), context, {})
+    page = " ".join(index.read_text(encoding="utf-8").split())
+    assert "Llama 3.1 405B: not cross-validated: 8 results and 3 submitters" in page and "not fitted" in page
+    assert "No cross-validated model: 8 results and 3 submitters" in (tmp_path / "llama31_405b.html").read_text(encoding="utf-8")
 
 
 def test_workloads_are_ranked_by_how_well_they_scale_in_each_round():

@@ -47,7 +47,7 @@ def checked_said(outcomes: list[RoundOutcome]) -> str:
     unchanged = [o.round for o in outcomes if o.status == UNCHANGED]
     if len(unchanged) == len(outcomes):
         return (f"nothing new: {len(outcomes)} round{'s' if len(outcomes) > 1 else ''} checked ({', '.join(map(str, unchanged))}), "
-                f"{'each' if len(outcomes) > 1 else 'the'} version already loaded")
+                f"{'each ' if len(outcomes) > 1 else ''}already loaded at the same version")
     loaded = [o.round for o in outcomes if o.status != UNCHANGED]
     return (f"{len(loaded)} of {len(outcomes)} rounds loaded and published ({', '.join(map(str, loaded))})"
             + (f"; {len(unchanged)} unchanged" if unchanged else ""))

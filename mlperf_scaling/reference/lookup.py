@@ -178,6 +178,25 @@ def classify_accelerator(name: str) -> AcceleratorClass:
 
 
 @dataclass(frozen=True)
+class SystemFormFactor:
+    """The form factor a system's own description shows for an accelerator whose published name states none."""
+
+    round: str
+    submitter: str
+    system: str
+    accelerator_model_name: str
+    form_factor: str
+    evidence: str  # the systems JSON's fields that show it
+
+
+@functools.cache
+def system_form_factors() -> tuple[SystemFormFactor, ...]:
+    """accelerator_systems.tsv: per system, the form factor its description shows where the accelerator's name does not."""
+    return tuple(SystemFormFactor(row["round"], row["submitter"], row["system"], row["accelerator_model_name"], row["form_factor"],
+                                  row["evidence"]) for row in _read_tsv("accelerator_systems.tsv"))
+
+
+@dataclass(frozen=True)
 class RoundPublication:
     """When MLCommons published a round, and the mlcommons/logging commit current that day."""
 
@@ -265,8 +284,14 @@ class AcceleratorSpec:
     tdp_w: float | None
     peak_tflops: dict[str, float]  # precision -> peak dense TFLOP/s (TOP/s for int8): fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8
     source: str  # the vendor's datasheet, whitepaper or product page
-    name_pattern: str = ""
-    architecture: str = ""  # the vendor's architecture (NVIDIA Hopper, AMD CDNA 3, Google TPU v5p): a generation  # a model the row alone describes (V100S beside the V100 PCIe 32 GB), matched in its published name
+    name_pattern: str = ""  # a model the row alone describes (V100S beside the V100 PCIe 32 GB), matched in its published name
+    architecture: str = ""  # the vendor's architecture (NVIDIA Hopper, AMD CDNA 3, Google TPU v5p): a generation
+    single_source_peaks: frozenset[str] = frozenset()  # precisions whose peak only one unverified source supports
+
+    def peak_from_single_source(self, precision: str | None) -> bool:
+        """Whether the peak at `precision` (a datasheet column, or two joined by + for a run that switched) rests on one
+        unverified source only: a utilisation against it is marked so."""
+        return bool(precision) and any(part in self.single_source_peaks for part in (precision or "").split("+"))
 
 
 _PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4")
@@ -285,7 +310,8 @@ def accelerator_specs() -> tuple[AcceleratorSpec, ...]:
         year = row["year"].strip()
         rows.append(AcceleratorSpec(row["family"], row["form_factor"], int(year) if year else None, _float_or_none(row["memory_gb"]),
                                     _float_or_none(row["memory_bandwidth_tb_s"]), _float_or_none(row["tdp_w"]), peaks, row["source"],
-                                    row["name_pattern"].strip(), row["architecture"]))
+                                    row["name_pattern"].strip(), row["architecture"],
+                                    frozenset(p.strip() for p in row["single_source_peaks"].split(",") if p.strip())))
     return tuple(rows)
 
 

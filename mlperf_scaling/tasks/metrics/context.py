@@ -12,7 +12,9 @@ submitter published for the result (tasks/score/configured.py), the configuratio
 statement for the round (reference/precision_statements.tsv: NVIDIA's v5.1 NVFP4,
 Google's INT8 runs), and only then an assumption, labelled. An MFU is never above 1: where the achieved FLOP/s pass the
 peak of the stated precision, the precision or the work count is wrong, and `mfu_note` says so instead of a number.
-`achieved_over_16bit_peak` is the achieved FLOP/s over the 16-bit peak (BF16, or FP16 on a chip without BF16 such as
+A peak that only one unverified source supports (accelerator_specs.tsv, single_source_peaks: the first-generation Gaudi's
+60 TFLOP/s BF16, from one copy of one Intel deck) is flagged (`peak_single_source`), and every MFU against it is marked
+SINGLE_SOURCE_PEAK wherever it is shown. `achieved_over_16bit_peak` is the achieved FLOP/s over the 16-bit peak (BF16, or FP16 on a chip without BF16 such as
 the V100): a yardstick across rounds and precisions, not a utilisation (above 1 where the run trained below 16 bits).
 Energy scaling splits exactly: E_ref / E = time efficiency x power ratio, with time
 efficiency (T_ref N_ref) / (T N) and power ratio (P_ref / N_ref) / (P / N), P the mean power of the run (energy / time).
@@ -28,7 +30,7 @@ import polars as pl
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
 from mlperf_scaling.reference.lookup import AcceleratorSpec, accelerator_spec, benchmark_work, canonical_benchmark, precision_statement
-from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
+from mlperf_scaling.tasks.metrics.accelerators import with_accelerator_classes
 
 _SYSTEM_COLUMNS = ["interconnect_kind", "interconnect_gb_s", "scale_up_domain", "network_kind", "network_gbit_s_per_node",
                    "accelerator_memory_gb", "cooling", "cuda_version"]
@@ -36,7 +38,7 @@ _CONFIGURATION_COLUMNS = ["tensor_parallelism", "pipeline_parallelism", "context
                           "data_parallelism", "micro_batch_size", "global_batch_size", "precision_linear", "precision_source",
                           "precision_evidence", "precision_switch_step", "precision_after_switch", "implementation_config",
                           "round_precision", "round_precision_evidence"]
-# the rules' precision names -> the datasheet's columns
+SINGLE_SOURCE_PEAK = "peak from a single unverified source"  # how an MFU against such a peak is marked, wherever shown
 # the rules' precision names -> the datasheet's columns
 _PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp8": "fp8", "mxfp6": "fp6",
                 "nvfp4": "fp4", "mxfp4": "fp4", "fp4": "fp4", "int8": "int8"}
@@ -104,7 +106,7 @@ class Phases:
 def hardware_of(spec: AcceleratorSpec | None, precision: RunPrecision, phases: Phases | None = None) -> dict:
     if spec is None:
         return {"accelerator_year": None, "peak_16bit_tflops": None, "peak_tflops": None, "peak_precision": None,
-                "memory_bandwidth_tb_s": None, "tdp_w": None, "spec_source": None}
+                "memory_bandwidth_tb_s": None, "tdp_w": None, "spec_source": None, "peak_single_source": None}
     column = _PEAK_COLUMN.get(precision.precision or "")
     sixteen = spec.peak_tflops.get("bf16") or spec.peak_tflops.get("fp16")  # a chip without BF16 (V100) trains in FP16
     peak = spec.peak_tflops.get(column) if column else None
@@ -116,7 +118,8 @@ def hardware_of(spec: AcceleratorSpec | None, precision: RunPrecision, phases: P
         peak = (split[0] + split[1]) / (split[0] / peak + split[1] / then_peak)
         column = f"{column}+{then_column}"
     return {"accelerator_year": spec.year, "peak_16bit_tflops": sixteen, "peak_tflops": peak, "peak_precision": column if peak else None,
-            "memory_bandwidth_tb_s": spec.memory_bandwidth_tb_s, "tdp_w": spec.tdp_w, "spec_source": spec.source}
+            "memory_bandwidth_tb_s": spec.memory_bandwidth_tb_s, "tdp_w": spec.tdp_w, "spec_source": spec.source,
+            "peak_single_source": spec.peak_from_single_source(column) if peak else None}
 
 
 def utilisation(achieved: float | None, hardware: dict, precision: RunPrecision, spec: AcceleratorSpec | None, family: str | None) -> tuple[float | None, str | None]:
@@ -185,13 +188,11 @@ def _power(energy: pl.DataFrame) -> pl.DataFrame:
 def result_context(scores: pl.DataFrame, systems: pl.DataFrame, energy: pl.DataFrame, efficiency: pl.DataFrame) -> pl.DataFrame:
     """One row per scored result of a round, with what explains how it scales."""
     scored = scores.filter(pl.col("time_to_train_min").is_not_null())
-    families = accelerator_families(scored["accelerator_model_name"].drop_nulls().unique().to_list())
+    selected = scored.select("round", "submitter", "system", "benchmark", "benchmark_canonical", "accelerator_model_name", "accelerators",
+                             "number_of_nodes", "time_to_train_min", "energy_j", "samples_to_converge", "epochs_to_converge",
+                             *_CONFIGURATION_COLUMNS)
     frame = (
-        scored.select("round", "submitter", "system", "benchmark", "benchmark_canonical", "accelerator_model_name", "accelerators",
-                      "number_of_nodes", "time_to_train_min", "energy_j", "samples_to_converge", "epochs_to_converge",
-                      *_CONFIGURATION_COLUMNS)
-        .join(families.select("accelerator_model_name", "accelerator_family", "accelerator_form_factor", "accelerator_group"),
-              on="accelerator_model_name", how="left")
+        with_accelerator_classes(selected).drop("accelerator_vendor", "accelerator_family_inferred")
         .join(systems.select("round", "submitter", "system", *_SYSTEM_COLUMNS), on=["round", "submitter", "system"], how="left")
         .join(efficiency.select("round", "submitter", "system", "benchmark", "efficiency"), on=["round", "submitter", "system", "benchmark"],
               how="left")
@@ -264,6 +265,7 @@ def generations_at_matched_n(context: pl.DataFrame) -> pl.DataFrame:
     best = (context.filter(pl.col("accelerator_family").is_not_null())
             .group_by("round", "benchmark", "accelerators", "accelerator_family")
             .agg(pl.col("time_to_train_min").min().alias("best_time_min"), pl.col("accelerator_year").first(),
-                 pl.col("mfu").max().alias("best_mfu")))
+                 pl.col("mfu").max().alias("best_mfu"),
+                 pl.col("peak_single_source").filter(pl.col("mfu").is_not_null()).any().alias("best_mfu_single_source")))
     shared = best.group_by("round", "benchmark", "accelerators").agg(pl.len().alias("families")).filter(pl.col("families") >= 2)
     return best.join(shared, on=["round", "benchmark", "accelerators"]).sort("round", "benchmark", "accelerators", "best_time_min")

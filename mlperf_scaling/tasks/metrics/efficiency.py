@@ -21,7 +21,7 @@ import polars as pl
 
 from mlperf_scaling.contracts.enums import ScoreStatus
 from mlperf_scaling.reference.lookup import analysis_folder
-from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
+from mlperf_scaling.tasks.metrics.accelerators import with_accelerator_classes
 from mlperf_scaling.tasks.parse.tpu_slices import tpu_slice
 
 GROUP = ["round", "benchmark"]
@@ -252,8 +252,7 @@ def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
                    "epochs_to_converge"):
         if column not in usable.columns:
             usable = usable.with_columns(pl.lit(None, dtype=pl.Float64).alias(column))
-    names = usable.get_column("accelerator_model_name").drop_nulls().unique().sort().to_list()
-    usable = usable.join(accelerator_families(names), on="accelerator_model_name", how="left").with_columns(
+    usable = with_accelerator_classes(usable).with_columns(
         pl.col("accelerator_group").fill_null("unknown accelerator"),
         (pl.col("time_to_train_min") * pl.col("accelerators") / 60).alias("accelerator_hours"),
         (pl.col("status") == ScoreStatus.SCORED.value).alias("is_complete"),

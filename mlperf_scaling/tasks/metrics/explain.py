@@ -168,6 +168,19 @@ def workload_results(context: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
             if group.height >= MIN_RESULTS and group["submitter"].n_unique() >= MIN_SUBMITTERS]
 
 
+def not_modelled_because(results: pl.DataFrame) -> str:
+    """Why a workload's results (its result_context rows) have no cross-validated model, in words with their counts:
+    too few results or submitters for folds grouped by submitter, or no covariate to explain them with."""
+    usable = results.filter(pl.col("accelerators") > 0, pl.col("time_to_train_min") > 0)
+    n, submitters = usable.height, usable["submitter"].n_unique()
+    if n < MIN_RESULTS or submitters < MIN_SUBMITTERS:
+        short = " and ".join(what for what, few in ((f"{n} result{'s' if n != 1 else ''}", n < MIN_RESULTS),
+                                                     (f"{submitters} submitter{'s' if submitters != 1 else ''}", submitters < MIN_SUBMITTERS)) if few)
+        return (f"not cross-validated: {short}, and a model tested on submitters it has not seen needs at least {MIN_RESULTS} results "
+                f"of {MIN_SUBMITTERS} submitters")
+    return (f"not cross-validated: no covariate is known for at least {MIN_KNOWN:.0%} of its {n} results and differs among them")
+
+
 def explain_workload(workload: str, group: pl.DataFrame) -> list[dict]:
     """The rows of one workload: each covariate's cross-validated share, effect and direction."""
     submitters = group["submitter"].n_unique()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from mlperf_scaling.rounds import round_order
-from mlperf_scaling.tasks.metrics.accelerators import accelerator_families
+from mlperf_scaling.tasks.metrics.accelerators import with_accelerator_classes
 from mlperf_scaling.tasks.metrics.efficiency import select_usable
 
 TREND_COLUMNS = [
@@ -42,9 +42,8 @@ def trend_table(scores: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     """Best and median official time per (workload, accelerator group, accelerator count, round); carried-over results skipped."""
     carried = carried_over_groups(runs)
     usable, _ = select_usable(scores)
-    names = usable.get_column("accelerator_model_name").drop_nulls().unique().sort().to_list()
     usable = (
-        usable.join(accelerator_families(names), on="accelerator_model_name", how="left")
+        with_accelerator_classes(usable)
         .filter(pl.col("accelerator_family").is_not_null())  # a name nobody can place starts no series
         .join(carried.select("round", "submitter", "system", "benchmark", "is_carried_over"),
               on=["round", "submitter", "system", "benchmark"], how="left")

@@ -201,22 +201,32 @@ def node_size(rows: pl.DataFrame) -> int:
 
 def search_counts(p: Planner, max_accelerators: int | None = None) -> list[int]:
     """The counts a deadline or a budget chooses from, ascending: every measured count and, with a model, every whole
-    number of nodes from REACH_BELOW times below the smallest measured count to REACH_ABOVE times above the largest (on a
-    group measured on one node, the powers of two below a node too); at most `max_accelerators`. A budget below all of
-    them, with a model: the one count it buys."""
+    number of nodes from REACH_BELOW times below the smallest measured count (but never less than one node) to
+    REACH_ABOVE times above the largest; at most `max_accelerators`. A budget below all of them, with a model: the one
+    count it buys (budget_count)."""
     counts = set(p.counts)
     if p.model is not None:
         # Whole nodes, not every integer: a count that is not a whole number of nodes is no system anyone buys or rents,
         # and two neighbouring node counts differ by far less than the interval. Not powers of two alone: between 256
-        # and 512 lies a factor of two, what a buyer told 512 when 300 would do over-buys.
+        # and 512 lies a factor of two, what a buyer told 512 when 300 would do over-buys. Not a part of a node either:
+        # the smallest system of nodes of 4 is 4, and the search says it searched whole nodes.
         node = node_size(p.rows)
         low, high = math.ceil(p.counts[0] / REACH_BELOW), p.counts[-1] * REACH_ABOVE
         counts.update(range(max(node, -(-low // node) * node), high + 1, node))
-        counts.update(2**k for k in range(node.bit_length()) if low <= 2**k < node)
     within = sorted(c for c in counts if max_accelerators is None or c <= max_accelerators)
     if not within and p.model is not None and max_accelerators is not None:
-        # a budget below the reach: what it buys (whole nodes, or a power of two within one), far outside the evidence
-        # and warned so (Planner.warning), rather than no answer
-        node = node_size(p.rows)
-        within = [max_accelerators // node * node if max_accelerators >= node else 2 ** (max_accelerators.bit_length() - 1)]
+        within = [budget_count(p, max_accelerators)]
     return within
+
+
+def budget_count(p: Planner, max_accelerators: int) -> int:
+    """What a budget below every count searched buys: whole nodes where it holds one, else the largest power of two
+    within it (part of one node); far outside the evidence and warned so (Planner.warning), rather than no answer."""
+    node = node_size(p.rows)
+    return max_accelerators // node * node if max_accelerators >= node else 2 ** (max_accelerators.bit_length() - 1)
+
+
+def is_budget_count(p: Planner, candidates: list[int]) -> bool:
+    """Whether search_counts gave only the one count a budget below the search buys (budget_count)."""
+    return len(candidates) == 1 and candidates[0] not in p.evidence and p.model is not None and (
+        candidates[0] < math.ceil(p.counts[0] / REACH_BELOW) or candidates[0] < node_size(p.rows))

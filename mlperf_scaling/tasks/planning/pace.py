@@ -139,6 +139,7 @@ class Pace:
     memory_gb: float | None = None  # one accelerator's, from its datasheet: the model-parallel degree that holds the model
     n_scores: int = 0  # the MLPerf scores the pace rests on
     n_precision_assumed: int = 0  # of them, those whose precision no log, config or statement gives: assumed
+    peak_single_source: bool = False  # the peak planned against rests on one unverified source (accelerator_specs.tsv)
 
     def step_compute_s(self, batch_tokens: float, accelerators: int) -> float:
         """One step's FLOPs on one accelerator, at the peak, in seconds."""
@@ -258,7 +259,7 @@ def pace(learnt: Learnt, request: Request) -> Pace:
     generation = rows if pooled else evidence.filter(pl.col("architecture") == spec.architecture)
     return Pace(request, target, assumed, peak, mfu, cells, [], pooled, change, reach, far, spec.architecture, learnt.overhead,
                 int(generation["accelerators"].max()), kind_change, spec.memory_gb,  # type: ignore[arg-type]
-                same_kind.height, int(same_kind["precision_assumed"].sum()))
+                same_kind.height, int(same_kind["precision_assumed"].sum()), spec.peak_from_single_source(target))
 
 
 def _same_kind(rows: pl.DataFrame, request: Request, far: list[str], training_change: PrecisionChange | None

@@ -13,9 +13,17 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark, folder_rounds, workload_names, workloads_named
+from mlperf_scaling.reference.lookup import (
+    accelerator_spec,
+    accelerator_specs,
+    benchmark_name,
+    canonical_benchmark,
+    folder_rounds,
+    workload_names,
+    workloads_named,
+)
 from mlperf_scaling.rounds import normal_round, round_key
-from mlperf_scaling.tasks.metrics.fits import apart_series
+from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, apart_series
 from mlperf_scaling.tasks.planning.calibration import Calibration
 from mlperf_scaling.tasks.planning.group_planner import PREDICTED, Planner, Step, planner
 from mlperf_scaling.tasks.planning.predict import TWO_PART, BacktestSummary, backtest_group, backtest_summary, group_model
@@ -69,6 +77,7 @@ class Selection:
     rows: pl.DataFrame  # the group's efficiency rows in that round and benchmark
     other_groups: list[str]  # the benchmark's other comparable groups in that round
     why_round: str | None = None  # why this round, when the user did not name it
+    why_group: str | None = None  # why this accelerator group, when the user did not name it
     canonical: str = ""  # the workload's name across rounds: `retinanet`
     label: str = ""  # how every page names it: `RetinaNet`, `BERT-large (bert)`
 
@@ -147,7 +156,7 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
            among: list[str] | None = None, presence: pl.DataFrame | None = None) -> Selection:
     """The rows a plan is made from. `benchmark`: a workload by its canonical name, its model's name or a folder
     (resolve_workload); `accelerator`: a comparable group (H100-SXM), or a family (H100) when it has one group; default
-    the group with most distinct counts. `round_name`: a round, `latest` (the newest that has it) or `best` (the one
+    the newest generation measured well enough to fit (default_group), chosen before the round. `round_name`: a round, `latest` (the newest that has it) or `best` (the one
     that measured it best: best_measured_round); `among`: the rounds `best` chooses from (default: every round);
     `presence`: the workload_presence query, to say a workload is held but not scored."""
     if efficiency.height == 0:
@@ -163,14 +172,29 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         exact = rows.filter(_normal_eq("accelerator_group", wanted_group))
         rows = exact if exact.height else rows.filter(_normal_eq("accelerator_family", wanted_group))
         if rows.height == 0:
-            raise PlanError(f"no {benchmark} result on {accelerator!r} in any round; measured on: {', '.join(measured_on)}")
+            near = difflib.get_close_matches(wanted_group, [normal_name(g) for g in measured_on], n=1, cutoff=0.6)
+            meant = next((f"did you mean {g}? " for g in measured_on if near and normal_name(g) == near[0]), "")
+            raise PlanError(f"no {benchmark} result on {accelerator!r} in any round; {meant}measured on: {', '.join(measured_on)}")
     if among:
         wanted_rounds = {normal_round(r) for r in among}
+        having = set(efficiency.filter(pl.col("benchmark_canonical") == canonical)["round"].to_list())
+        if lacking := sorted(wanted_rounds - having, key=round_key):  # every round asked for is one the answer can stand on
+            raise PlanError(f"no {benchmark} in {', '.join(lacking)}; rounds that have it: {', '.join(sorted(having, key=round_key))}")
         held = sorted(set(rows["round"].to_list()), key=round_key)
         rows = rows.filter(pl.col("round").is_in(wanted_rounds))
         if rows.height == 0:
             raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {', '.join(sorted(wanted_rounds, key=round_key))}; "
                             f"rounds that have it: {', '.join(held)}")
+    why_group = None
+    if accelerator is None:
+        # the group first, then its round: the newest generation measured well enough to fit, not the old one measured most
+        in_scope = rows
+        if round_name not in (BEST, "latest"):
+            with_round = _normal_round_or_none(round_name)
+            in_scope = rows.filter(pl.col("round") == with_round) if with_round is not None else rows.clear()
+        if in_scope.height:
+            default, why_group = default_group(in_scope)
+            rows = rows.filter(pl.col("accelerator_group") == default)
     rounds = sorted(set(rows["round"].to_list()), key=round_key)
     if round_name not in (BEST, "latest"):
         try:
@@ -210,7 +234,53 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         if chosen_round != rounds[-1]:
             why += f"; the newest with it is {rounds[-1]} (--round {rounds[-1]})"
     name = benchmark_name(folder, chosen_round)
-    return Selection(chosen_round, folder, name.workload, str(group), chosen, others, why, canonical, name.label)
+    return Selection(chosen_round, folder, name.workload, str(group), chosen, others, why, why_group, canonical, name.label)
+
+
+def _normal_round_or_none(round_name: str) -> str | None:
+    try:
+        return normal_round(round_name)
+    except ValueError:
+        return None  # said below, where the round is resolved
+
+
+def generation_of(family: str | None, form_factor: str | None) -> tuple[str | None, int | None]:
+    """(architecture, the year its first part came out) of an accelerator, from the datasheets: the generation a group
+    belongs to (an H200 is a Hopper of 2022, as the H100). (None, None) where no datasheet row or year says."""
+    spec = accelerator_spec(family, form_factor, None)
+    if spec is None or not spec.architecture:
+        return None, None
+    years = [s.year for s in accelerator_specs() if s.architecture == spec.architecture and s.year is not None]
+    return spec.architecture, min(years) if years else None
+
+
+def default_group(rows: pl.DataFrame) -> tuple[str, str]:
+    """The group a plan answers for when the user names none, with why in words: the newest accelerator generation
+    measured at MIN_DISTINCT_COUNTS counts or more in one round (enough to fit a model), then the most counts, the most
+    systems, the newest round; where no group has that many, the group with the most counts. The why names the group
+    with the most counts where it is another."""
+    ranked = []
+    for (group, round_name), at in rows.group_by("accelerator_group", "round"):
+        row = at.row(0, named=True)
+        architecture, year = generation_of(row["accelerator_family"], row["accelerator_form_factor"])
+        kept, _ = apart_series(at)  # the counts a fit is made of: a series apart from the rest is left out of it
+        ranked.append({"accelerator_group": group, "round": round_name, "counts": at["accelerators"].n_unique(), "n": at.height,
+                       "fitted_counts": kept["accelerators"].n_unique(), "architecture": architecture, "year": year,
+                       "order": round_key(str(round_name))})
+    most = max(ranked, key=lambda r: (r["counts"], r["n"], r["order"], r["accelerator_group"]))
+    fitted = [r for r in ranked if r["fitted_counts"] >= MIN_DISTINCT_COUNTS]
+    most_text = f"{most['accelerator_group']}, {most['counts']} in {most['round']} (--accelerator {most['accelerator_group']})"
+    if not fitted:
+        return (str(most["accelerator_group"]), f"the group with the most accelerator counts, {most['counts']} in {most['round']}: none was "
+                f"measured at the {MIN_DISTINCT_COUNTS} a fit needs")
+    chosen = max(fitted, key=lambda r: (r["year"] if r["year"] is not None else -1, r["counts"], r["n"], r["order"], r["accelerator_group"]))
+    generation = (f"{chosen['architecture']}, {chosen['year']}" if chosen["year"] is not None
+                  else chosen["architecture"] or "no datasheet year")
+    said = (f"the newest accelerator generation measured at {MIN_DISTINCT_COUNTS} counts or more, enough to fit ({generation}: "
+            f"{chosen['counts']} counts in {chosen['round']})")
+    if most["accelerator_group"] != chosen["accelerator_group"]:
+        said += f"; the most counts: {most_text}"
+    return str(chosen["accelerator_group"]), said
 
 
 BEST = "best"  # the default round: the one that measured the group best

@@ -17,9 +17,10 @@ backtest error (tasks/planning/predict.py).
 - A budget (`max_accelerators`) below the smallest measured count: the largest count within it whose predicted
   efficiency is at least the threshold, predicted.
 
-Then the price of going further: doubling N (measured there, or predicted), the minutes it saves and the
-accelerator-hours it adds. A group whose backtest median error is over 15 %, or a prediction beyond twice the largest
-count measured, gets a warning that says what measurement would settle it.
+Then the next count, twice the answer (measured there, or predicted), stated as a fact with its cost in
+accelerator-hours and why it is not the answer (not measured, its efficiency below the threshold, past the budget, or
+the deadline met with fewer): never as an argument for it. A group whose backtest median error is over 15 %, or a
+prediction beyond twice the largest count measured, gets a warning that says what measurement would settle it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from mlperf_scaling.tasks.planning.group_planner import (
     NoCandidate,
     Planner,
     Step,
+    is_budget_count,
     node_size,
     planner,
     search_counts,
@@ -85,6 +87,7 @@ class Recommendation:
     time_saved_min: float | None
     extra_accelerator_hours_pct: float | None
     next_is_extrapolated: bool | None
+    next_not_chosen: str | None  # why the next count is not the answer
     knee: float | None
     knee_low: float | None
     knee_high: float | None
@@ -184,8 +187,45 @@ def _slow_text(late: list[tuple[str, float]]) -> str:
     return f", but not on every run: {said}"
 
 
+def _next_facts(p: Planner, chosen: Step, s: Step) -> str:
+    """What the next count takes, measured or predicted, and what it costs beyond the answer, without a verdict."""
+    extra = 100 * (s.accelerator_hours / chosen.accelerator_hours - 1)
+    if s.basis == MEASURED:
+        said = f"measured {minutes_text(s.time_min)}, efficiency {s.efficiency:.2f}"
+    else:
+        bounds = f" [{s.efficiency_low:.2f}, {s.efficiency_high:.2f}]" if s.efficiency_low is not None and s.efficiency_high is not None else ""
+        said = f"{_predicted_text(s, p, level=False)}, efficiency {s.efficiency:.2f}{bounds}"
+    return f"{said}, {extra:+.0f} % accelerator-hours"
+
+
+def not_chosen(p: Planner, chosen: Step, s: Step, threshold: float, deadline_min: float | None, max_accelerators: int | None,
+               candidates: list[int]) -> str:
+    """Why the next count `s` is not the answer, from the rule that chose `chosen`: the budget, the deadline (met with
+    fewer, or missed there too), a count nobody measured, or its efficiency below the threshold."""
+    if max_accelerators is not None and s.accelerators > max_accelerators:
+        return f"it is past the budget of {max_accelerators:,} accelerators"
+    if deadline_min is not None:
+        bound = stated_time(chosen)
+        if bound is not None and bound <= deadline_min:
+            return f"{chosen.accelerators:,} meets the {minutes_text(deadline_min)} deadline already, and the answer is the smallest count that does"
+        if s.accelerators not in candidates:
+            return f"it lies beyond the counts searched (up to {candidates[-1]:,})"
+        if s.basis == PREDICTED:
+            high = stated_time(s)
+            upper = f", {minutes_text(high)}," if high is not None else ""
+            return f"nobody measured it, and its interval's upper end{upper} misses the {minutes_text(deadline_min)} deadline too"
+        return f"it misses the {minutes_text(deadline_min)} deadline too"
+    below = s.efficiency < threshold
+    if s.basis == PREDICTED and chosen.basis == MEASURED:
+        return ("nobody measured it, and only a measured count is recommended; a measurement there would show whether it is worth it"
+                + (f"; its predicted efficiency is below {threshold:g} too" if below else ""))
+    if below:
+        return f"its {'measured' if s.basis == MEASURED else 'predicted'} efficiency is below {threshold:g}"
+    return f"{chosen.accelerators:,} is what the rule above chooses"
+
+
 def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: float | None, warning: str | None,
-              late: list[tuple[str, float]]) -> str:
+              late: list[tuple[str, float]], why_not: str | None) -> str:
     group = p.accelerator_group
     if chosen.basis == MEASURED:
         head = f"{chosen.accelerators:,} {group}: {_evidence_text(chosen, p)}"
@@ -201,20 +241,15 @@ def _sentence(p: Planner, chosen: Step, next_step: Step | None, deadline_min: fl
                 else "the largest configuration measured; with fewer than 3 counts measured nothing is predicted beyond it"
                 if p.model is None else "")
     else:
-        saved = chosen.time_min - next_step.time_min
-        extra = 100 * (next_step.accelerator_hours / chosen.accelerator_hours - 1)
-        change = f"saves {minutes_text(saved)}" if saved >= 0 else f"takes {minutes_text(-saved)} longer"
-        doubling = next_step.accelerators == 2 * chosen.accelerators
-        step = f"doubling to {next_step.accelerators:,}" if doubling else f"the next measured count, {next_step.accelerators:,},"
-        if next_step.basis == MEASURED:
-            tail = f"{step} (measured: {minutes_text(next_step.time_min)}) {change} for {extra:+.0f} % accelerator-hours"
-        else:
-            tail = (f"{step} (not measured: {_predicted_text(next_step, p, level=False)}) would save about "
-                    f"{minutes_text(max(saved, 0.0))} for {extra:+.0f} % accelerator-hours")
+        # the next count as a fact and why it is not the answer, never as an argument for it
+        which = "twice as many" if next_step.accelerators == 2 * chosen.accelerators else "the next count measured"
+        tail = f"{next_step.accelerators:,} ({which}: {_next_facts(p, chosen, next_step)}) is not the answer: {why_not}"
     text = f"{head}; {tail}." if tail else f"{head}."
     notes = []
     if p.model is None and len(p.counts) > 1:
-        notes.append(f"no model: {len(p.counts)} distinct accelerator counts, at least {MIN_DISTINCT_COUNTS} are needed")
+        kept = p.rows.filter(~pl.col("submitter").is_in(p.apart))["accelerators"].n_unique() if p.apart else len(p.counts)
+        counted = f"{kept} distinct accelerator counts once the series below is left out" if p.apart else f"{kept} distinct accelerator counts"
+        notes.append(f"no model: {counted}, at least {MIN_DISTINCT_COUNTS} are needed")
     if p.apart:
         notes.append(f"left out of the model: {', '.join(p.apart)}, whose runs take over {SERIES_APART:g}x the others' at the same counts")
     if notes:
@@ -228,9 +263,11 @@ def _deadline_choice(p: Planner, candidates: list[int], deadline_min: float, cap
     """The smallest candidate whose stated time meets the deadline; else the fastest measured count or, when a budget
     leaves the fastest measured counts out, the fastest count within it on its stated time; with the reason."""
     reach = math.ceil(p.counts[0] / REACH_BELOW)
+    node = node_size(p.rows)
     searched = ("" if p.model is None else
-                f"; searched in whole nodes of {node_size(p.rows):,} from {candidates[0]:,} to {candidates[-1]:,}" if candidates[0] >= reach
-                else f"; below the search's reach ({reach:,}, {REACH_BELOW}x below the smallest count measured), the one count the budget buys")
+                f"; searched in whole nodes of {node:,} from {candidates[0]:,} to {candidates[-1]:,}" if not is_budget_count(p, candidates)
+                else f"; below the search's reach ({reach:,}, {REACH_BELOW}x below the smallest count measured), the one count the budget buys"
+                if candidates[0] < reach else f"; less than one node of {node:,}, the one count the budget buys (a power of two)")
     steps = []
     for count in candidates:  # ascending, so the first that meets it is the smallest
         s = p.step(count)
@@ -273,10 +310,11 @@ def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = N
         budgeted = [s for s in (p.step(c) for c in candidates) if s is not None]
         efficient = [s for s in budgeted if s.efficiency >= threshold]
         chosen = efficient[-1] if efficient else budgeted[0]
-        reason = (f"at most {max_accelerators:,} accelerators, below the smallest count measured ({p.counts[0]:,}): the largest count "
-                  f"within it, in whole nodes of {node_size(p.rows):,}, whose predicted efficiency is at least {threshold:g}" if efficient
-                  else f"at most {max_accelerators:,} accelerators, below the smallest count measured ({p.counts[0]:,}): the predicted "
-                  f"efficiency is below {threshold:g} at every count within it, so the smallest")
+        node = node_size(p.rows)
+        below = f"at most {max_accelerators:,} accelerators, below the smallest count measured ({p.counts[0]:,}): "
+        reason = (below + f"less than one node of {node:,}, the one count the budget buys (a power of two)" if chosen.accelerators < node
+                  else below + f"the largest count within it, in whole nodes of {node:,}, whose predicted efficiency is at least {threshold:g}"
+                  if efficient else below + f"the predicted efficiency is below {threshold:g} at every count within it, so the smallest")
     assert chosen is not None
     next_step = p.step(2 * chosen.accelerators) if p.model is not None or 2 * chosen.accelerators in p.evidence else None
     if next_step is None and p.model is None:
@@ -287,7 +325,8 @@ def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = N
     bound = stated_time(chosen)
     meets = None if deadline_min is None else bool(bound is not None and bound <= deadline_min)
     late = slow_runs(p, chosen.accelerators, deadline_min) if deadline_min is not None and meets and chosen.basis == MEASURED else []
-    sentence = _sentence(p, chosen, next_step, deadline_min, warning, late)
+    why_not = None if next_step is None else not_chosen(p, chosen, next_step, threshold, deadline_min, max_accelerators, candidates)
+    sentence = _sentence(p, chosen, next_step, deadline_min, warning, late, why_not)
     e = chosen.evidence
     return Recommendation(
         accelerator_group=p.accelerator_group, basis=chosen.basis, threshold=threshold, deadline_min=deadline_min,
@@ -304,7 +343,7 @@ def recommend(p: Planner, threshold: float = 0.5, deadline_min: float | None = N
         next_time_min_high=None if next_step is None else next_step.time_min_high,
         time_saved_min=None if next_step is None else chosen.time_min - next_step.time_min,
         extra_accelerator_hours_pct=None if next_step is None else 100 * (next_step.accelerator_hours / chosen.accelerator_hours - 1),
-        next_is_extrapolated=None if next_step is None else next_step.accelerators > p.counts[-1],
+        next_is_extrapolated=None if next_step is None else next_step.accelerators > p.counts[-1], next_not_chosen=why_not,
         knee=knee, knee_low=knee_low, knee_high=knee_high, model=None if p.model is None else p.model.model,
         backtest_median_error_pct=None if p.backtest is None else p.backtest.median_error_pct,
         backtest_counts=None if p.backtest is None else p.backtest.cases,

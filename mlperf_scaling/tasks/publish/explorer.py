@@ -26,6 +26,7 @@ from altair.utils.schemapi import debug_mode
 
 from mlperf_scaling.reference.lookup import canonical_benchmark
 from mlperf_scaling.rounds import sorted_rounds
+from mlperf_scaling.tasks.metrics.context import SINGLE_SOURCE_PEAK
 from mlperf_scaling.tasks.metrics.fits import apart_series
 from mlperf_scaling.tasks.planning.calibration import Calibration, load_calibration
 from mlperf_scaling.tasks.planning.predict import AMDAHL, group_model
@@ -129,7 +130,8 @@ _HOVER = "{" + ", ".join([
     "'parallelism': datum.parallelism",
     f"'MFU (model FLOP/s over the datasheet peak)': isValid(datum.mfu) ? {_shown('mfu', '.2f')} + "
     "(datum.precision_source == 'assumed' ? ', at an assumed precision' : datum.precision_source == \"round's configs\" ? "
-    "', at the precision the round\\'s other configs use' : '') : datum.mfu",
+    "', at the precision the round\\'s other configs use' : '') + "
+    f"(datum.peak_single_source ? ', {SINGLE_SOURCE_PEAK}' : '') : datum.mfu",
     f"'peak power': {_shown('peak_kw', ',.1f', 'kW')}",
     f"'energy per sample': {_shown('j_per_sample', ',.3~g', 'J')}",
 ]) + "}"

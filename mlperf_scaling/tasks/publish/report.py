@@ -22,12 +22,13 @@ _PLOT_CAPTIONS = {
                "as an efficiency, through the best measured at each count, predicted between and two doublings beyond, the band "
                "its 90 % interval (calibrated on the backtest), v the knee; right, the efficiency split into its throughput part "
                "and its convergence part.",
-    "time": "Time to train, log-log, bars from the fastest to the slowest valid run; numbered: the Pareto front of time against "
-            "accelerator-hours.",
+    "time": "Time to train, log-log, bars from the fastest to the slowest valid run; colour = accelerator group, shape = k-means "
+            "cluster; numbered: the Pareto front of time against accelerator-hours.",
     "energy": "Energy to train against time to train, where power was measured (MLCommons power logs); colour = accelerators.",
-    "systems": "Systems by comparable accelerator group and count; marker size = systems sharing the configuration, colour = cluster.",
+    "systems": "Systems by comparable accelerator group and count; colour = accelerator group, shape = k-means cluster, marker size = "
+               "systems sharing the configuration.",
     "paper": "The paper's E′ (not the efficiency above): one reference per benchmark across every accelerator, so it mixes hardware generations "
-                  "(dashed: perfect scaling).",
+             "(dashed: perfect scaling); colour = accelerator group, shape = k-means cluster.",
 }
 _FIT_COLUMNS = [
     ("accelerator_group", "accelerator group"), ("model", "model"), ("n_points", "systems"), ("n_distinct_accelerators", "distinct N"),
@@ -165,7 +166,8 @@ def recommendation_rows(recommendations: pl.DataFrame) -> tuple[list[dict], list
         else:
             how = (f"measured {r['next_time_min']:,.2f} min" if r["next_basis"] == "measured"
                    else f"predicted {_interval(r['next_time_min'], r['next_time_min_low'], r['next_time_min_high'], 2)} min")
-            row["next"] = f"{r['next_accelerators']:,}: {how}, {r['extra_accelerator_hours_pct']:+.0f} % accelerator-hours"
+            why_not = f"; not the answer: {r['next_not_chosen']}" if r.get("next_not_chosen") else ""
+            row["next"] = f"{r['next_accelerators']:,}: {how}, {r['extra_accelerator_hours_pct']:+.0f} % accelerator-hours{why_not}"
         if r["backtest_median_error_pct"] is None:
             row["backtest"] = "fewer than 4 counts"
         else:

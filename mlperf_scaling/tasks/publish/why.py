@@ -13,7 +13,8 @@ import polars as pl
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
 from mlperf_scaling.rounds import round_key
 from mlperf_scaling.tasks.metrics.claims import PROJECT
-from mlperf_scaling.tasks.metrics.context import generations_at_matched_n
+from mlperf_scaling.tasks.metrics.context import SINGLE_SOURCE_PEAK, generations_at_matched_n
+from mlperf_scaling.tasks.metrics.explain import not_modelled_because
 from mlperf_scaling.tasks.publish.labels import NOTE
 from mlperf_scaling.tasks.publish.report import figure_files, render_page, write_index
 
@@ -78,6 +79,17 @@ def in_row_order(value: object) -> tuple:
     return (1, 0.0, str(value))
 
 
+def single_source_marked(row: dict, cell: str, flag: str) -> dict:
+    """A row whose MFU (`cell`) is against a peak only one unverified source supports (`flag`), with the note that says
+    so on that cell: shown on hover and numbered under the table."""
+    if not row.get(flag) or row.get(cell) is None:
+        return row
+    peak = f"{row['peak_tflops']:,.0f} TFLOP/s {row['peak_precision']}, " if row.get("peak_tflops") and row.get("peak_precision") else ""
+    family = row.get("accelerator_family") or "this accelerator"
+    return {**row, f"{cell}_note": f"{row['round']} {family}: MFU against a {SINGLE_SOURCE_PEAK} ({peak}its row in "
+                                   "reference/accelerator_specs.tsv says which): the MFU is only as sure as that peak"}
+
+
 def precision_from(sources: pl.Series) -> str:
     """Where the precision of a row's results is known from, the assumed ones named first: "2 assumed; config file 5"."""
     counts = {kind: n for kind, n in Counter(sources.to_list()).most_common()}
@@ -92,6 +104,7 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
     mfu = (context.filter(pl.col("mfu").is_not_null()).group_by("round", "accelerator_family")
            .agg(pl.len().alias("n"), pl.col("mfu").median().alias("mfu_median"), pl.col("mfu").max().alias("mfu_best"),
                 pl.col("peak_precision").first(), pl.col("peak_tflops").first(), pl.col("spec_source").first(),
+                pl.col("peak_single_source").any().alias("single_source"),
                 pl.col("precision_source").fill_null("unknown").alias("sources"))
            .with_columns(pl.col("sources").map_elements(precision_from, return_dtype=pl.String).alias("precision_from")).drop("sources"))
     power = (context.filter(pl.col("peak_w").is_not_null())
@@ -103,14 +116,17 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
     ac_dc = both.select("round", "system", "accelerators", (pl.col("mean_w") / 1000).alias("ac_kw"), (pl.col("mean_w_dc") / 1000).alias("dc_kw"),
                         (pl.col("energy_j_dc") / pl.col("energy_j")).alias("dc_over_ac_energy"))
     by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *map(in_row_order, row.values())))  # noqa: E731
+    mfu_rows = [single_source_marked(row, "mfu_median", "single_source") for row in by_round(mfu)]
+    generation_rows = [single_source_marked(row, "best_mfu", "best_mfu_single_source") for row in by_round(generations)]
     name = canonical_benchmark(workload)
     said = fit_text(summary["cv_r2_n_only"], summary["cv_r2_full"], summary["folds"]) if summary else ""
+    not_modelled = "" if summary else not_modelled_because(context).removeprefix("not cross-validated: ")
     return render_page("why_workload.html.j2", workload=workload, title=name.label, task=name.task, summary=summary, fit_text=said,
                        explanations=model.sort("cv_r2_share", descending=True).to_dicts(), explanation_columns=_EXPLANATION_COLUMNS,
-                       figure=figure, power_figure=power_figure, mfu=by_round(mfu), mfu_columns=_MFU_COLUMNS,
-                       generations=by_round(generations), generation_columns=_GENERATION_COLUMNS,
+                       figure=figure, power_figure=power_figure, mfu=mfu_rows, mfu_columns=_MFU_COLUMNS,
+                       generations=generation_rows, generation_columns=_GENERATION_COLUMNS,
                        power=power.to_dicts(), power_columns=_POWER_COLUMNS, ac_dc=by_round(ac_dc), ac_dc_columns=_AC_DC_COLUMNS, note=NOTE,
-                       across_rounds=across_rounds)
+                       across_rounds=across_rounds, not_modelled=not_modelled)
 
 
 def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFrame, ranking: pl.DataFrame, context: pl.DataFrame,
@@ -128,11 +144,14 @@ def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFra
         page.write_text(_workload_page(workload, explanations, results, figures.get("why"), figures.get("power"),
                                         workload in across_rounds), encoding="utf-8")
         model = explanations.filter(pl.col("workload") == workload)
-        workloads.append({"workload": canonical_benchmark(workload).label, "workload_href": page.name, "n_results": results.height,
+        label = canonical_benchmark(workload).label
+        # no R² is never a blank: both cells say so, the first with why (its note)
+        blank = {} if model.height else {"cv_r2_n_only": "not fitted", "cv_r2_full": "not fitted",
+                                         "cv_r2_n_only_note": f"{label}: {not_modelled_because(results)}"}
+        workloads.append({"workload": label, "workload_href": page.name, "n_results": results.height,
                           "cv_r2_n_only": model["cv_r2_n_only"][0] if model.height else None,
                           "cv_r2_full": model["cv_r2_full"][0] if model.height else None,
-                          **(r2_notes(model["cv_r2_n_only"][0], model["cv_r2_full"][0], canonical_benchmark(workload).label)
-                             if model.height else {})})
+                          **(r2_notes(model["cv_r2_n_only"][0], model["cv_r2_full"][0], label) if model.height else blank)})
     ranks = sorted(ranking.to_dicts(), key=lambda row: (-round_key(row["round"])[0], -round_key(row["round"])[1], row["rank"]))
     rounds: list[dict] = []
     for row in ranks:

@@ -16,7 +16,8 @@ select
     case when c.tensor_parallelism is not null
          then 'TP' || c.tensor_parallelism || ' PP' || coalesce(c.pipeline_parallelism, 1) || ' CP' || coalesce(c.context_parallelism, 1)
               || ' EP' || coalesce(c.expert_parallelism, 1) end as parallelism,
-    c.mfu, c.peak_w / 1000 as peak_kw, c.j_per_sample, s.rcp_status, s.result_id, s.summarizer_row_id, f.files_url
+    -- an MFU whose peak only one unverified source supports says so
+    c.mfu, c.peak_single_source, c.peak_w / 1000 as peak_kw, c.j_per_sample, s.rcp_status, s.result_id, s.summarizer_row_id, f.files_url
 from scores s
 left join efficiency e on e.round = s.round and e.benchmark_canonical = s.benchmark_canonical and e.submitter = s.submitter and e.system = s.system
 left join analysis_exclusions x
