@@ -137,6 +137,9 @@ def _main(argv: list[str] | None) -> int:
             print(stop.code, file=sys.stderr)
             return 2
         return stop.code if isinstance(stop.code, int) else 2
+    except KeyboardInterrupt:  # Ctrl-C while a check asked the network: nothing was started or written
+        print("mlperf-scaling: interrupted before any work (SIGINT)", file=sys.stderr)
+        return 130
     _prepare_environment()
     if args.command in ("serve", "reports"):  # a server stops on Ctrl-C as it decides
         return _command(args, settings)
@@ -170,6 +173,11 @@ def _before_any_work(args: argparse.Namespace) -> str | None:
 
     if getattr(args, "warehouse", None) is not None and (problem := file_problem(args.warehouse)) is not None:
         return problem
+    if args.command in ("run", "watch"):
+        from mlperf_scaling.tasks.source.releases import remote_base_problem
+
+        if (problem := remote_base_problem(args.remote_base)) is not None:
+            return problem
     if args.command == "run" and args.mirror is not None and not args.rounds and Path(args.mirror).is_dir():
         from mlperf_scaling.tasks.source.releases import rounds_in_mirror
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from mlperf_scaling.settings import source_for_round
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.versions import is_unchanged, loaded_versions
-from mlperf_scaling.tasks.publish.labels import CROSS_ROUND_PAGES
+from mlperf_scaling.tasks.publish.stamp import pages_current
 from mlperf_scaling.tasks.source.members import SourceError
 from mlperf_scaling.tasks.source.releases import rounds_in_mirror
 from mlperf_scaling.tasks.source.resolve import is_network_source, resolve_source, source_version
@@ -24,9 +24,11 @@ def unchanged_run(rounds: list[str] | None, mirror: Path | None, remote_base: st
     if mirror is None or not mirror.is_dir():
         return None  # rounds at a remote: their versions need the network, which the full run handles with retries
     wanted = rounds or rounds_in_mirror(mirror)
-    if not wanted or not all((reports / page).is_file() for page in CROSS_ROUND_PAGES):
+    if not wanted:
         return None
     loaded = loaded_versions(str(warehouse))
+    if not pages_current(reports, str(warehouse), loaded):
+        return None
     outcomes = []
     for round_name in wanted:
         started = time.perf_counter()

@@ -17,8 +17,12 @@ if TYPE_CHECKING:
 def _report_server(settings: Settings) -> ReportServer | None:
     """The reports folder served at the settings' address (made if absent: the first run writes it), or None once
     the reason it cannot be (the address taken, or not this machine's) is said in one line."""
+    from mlperf_scaling.runtime.paths import folder_problem
     from mlperf_scaling.runtime.report_server import ReportServer
 
+    if (problem := folder_problem(settings.reports, "--reports")) is not None:  # the folder's fault, not the address's
+        print(f"mlperf-scaling: {problem}", file=sys.stderr)
+        return None
     try:
         settings.reports.mkdir(parents=True, exist_ok=True)
         return ReportServer(settings.reports, settings.reports_address)

@@ -6,7 +6,6 @@ v5.1"`); command-line options override both.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -82,15 +81,6 @@ class Settings(BaseSettings):
     @classmethod
     def _host_and_port(cls, value: str) -> str:
         split_address(value)  # ValueError saying what is wrong
-        return value
-
-    @field_validator("remote_base")
-    @classmethod
-    def _remote_base_there(cls, value: str) -> str:
-        # a local folder of repositories that is not there must not read as "nothing published"
-        local = value.removeprefix("file://") if value.startswith("file://") else None if re.match(r"^[a-z][a-z0-9+.-]*://|^git@", value) else value
-        if local is not None and not Path(local).expanduser().is_dir():
-            raise ValueError(f"no such folder: {value!r} (a URL prefix such as {PUBLIC_REMOTE_BASE}, or a folder of training_results_vX.Y repositories)")
         return value
 
     @field_validator("mirror")

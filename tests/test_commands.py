@@ -55,6 +55,8 @@ def state(warehouse: Path) -> dict[str, tuple]:
          "v9.9 is not in the mirror {tmp} (it holds v4.1), and --offline (MLPERF_OFFLINE) forbids fetching it"),
         (["run", "--mirror", "{tmp}", "--rounds", "v4.1", "v9.9", "--remote-base", "{tmp}/empty"],
          "no round v9.9: not in the mirror {tmp} (it holds v4.1) nor at file://{tmp}/empty/ (training_results_v9.9 is not there)"),
+        (["watch", "--remote-base", "{tmp}/nowhere"], "--remote-base {tmp}/nowhere: no such folder (a URL prefix such as "
+         "https://github.com/mlcommons/, or a folder of training_results_vX.Y repositories)"),
         (["export", "{tmp}/noise.bin/tables"], "DIR {tmp}/noise.bin/tables cannot be made: {tmp}/noise.bin is a file, where a folder must be"),
         (["plan", "bert", "--warehouse", "{tmp}/noise.bin"],
          "--warehouse {tmp}/noise.bin is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"),
@@ -216,6 +218,13 @@ def test_a_command_with_worker_pools_leaves_no_process_behind(v41_warehouse, tmp
     assert child.returncode == 0, err[-2000:]
     assert (tmp_path / "reports" / "v4.1" / "index.html").is_file()
     assert _session_processes(child.pid) == []
+
+
+def test_a_reports_folder_that_is_a_file_is_said_as_such_not_as_the_address(tmp_path):
+    (tmp_path / "taken").write_text("a file")
+    done = command("reports", "--reports", str(tmp_path / "taken"), "--reports-address", "127.0.0.1:0")
+    assert (done.returncode, done.stderr) == (2, f"mlperf-scaling: --reports {tmp_path / 'taken'} is a file, where a folder must be: "
+                                                 "give a folder, or move the file away\n")
 
 
 def test_the_reports_are_served_over_http_and_a_taken_address_is_one_line(loaded, tmp_path):

@@ -77,6 +77,13 @@ def test_a_round_report_made_read_only_is_one_line_before_any_work(tmp_path, mon
         assert capsys.readouterr().err == ("mlperf-scaling: --reports reports: reports/v4.1 is not writable by this user: make it "
                                            "writable (chmod -R u+w reports), or point --reports at another folder\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror", "reports"]
+    # what the command never rewrites is not asked: a read-only .git of the reports, a CNAME
+    from mlperf_scaling.runtime.paths import tree_problem
+
+    (tmp_path / "reports" / ".git" / "objects").mkdir(parents=True)
+    (tmp_path / "reports" / "CNAME").write_text("reports.example.org")
+    monkeypatch.setattr(paths.os, "access", lambda path, mode: Path(path).name not in (".git", "objects", "CNAME") and real(path, mode))
+    assert tree_problem(tmp_path / "reports", "--reports") is None
 
 
 def test_an_analysis_refused_midway_is_one_line_without_a_traceback(prefect_isolated, v41_warehouse, tmp_path, monkeypatch, capsys):

@@ -385,7 +385,8 @@ def test_the_command_answers_at_the_pace_and_in_production(v41_with_trends, caps
 def test_published_names_resolve_to_their_group_and_a_slip_is_named():
     evidence = _evidence()
     for name, group in [("A100-SXM4-80GB", "A100-SXM"), ("H100-SXM5-80GB", "H100-SXM"), ("h100 sxm", "H100-SXM"),
-                        ("H200-SXM-141GB", "H200-SXM")]:
+                        ("H200-SXM-141GB", "H200-SXM"), ("A100-SXM4-40GB (400W)", "A100-SXM"), ("GB200 NVL72", "GB200"),
+                        ("GB300-NVL72", "GB300")]:
         assert resolve_group(evidence, name) == group
     for slip, meant in [("H100-SXMM", "H100-SXM"), ("A100-SXMX", "A100-SXM")]:
         with pytest.raises(PlanError, match=f"did you mean {meant}"):

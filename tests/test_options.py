@@ -123,9 +123,6 @@ def test_an_options_value_is_taken_or_refused_in_one_line(command, action, value
      "mlperf-scaling: minutes: not an option; a value with a space is quoted: --deadline '5 minutes'"),
     (["reports", "--reports-address", "8765"], "mlperf-scaling: reports_address: '8765' is not HOST:PORT (e.g. 127.0.0.1:8765) "
                                                "(MLPERF_REPORTS_ADDRESS or --reports-address)"),
-    (["watch", "--remote-base", "/nonexistent/repositories"],
-     "mlperf-scaling: remote_base: no such folder: '/nonexistent/repositories' (a URL prefix such as https://github.com/mlcommons/, or a "
-     "folder of training_results_vX.Y repositories) (MLPERF_REMOTE_BASE or --remote-base)"),
     (["plan", "bert", "--accelerators", "-8"], "mlperf-scaling: --accelerators: cannot be negative: '-8' (e.g. 256)"),
     (["ingest"], "mlperf-scaling: ingest needs SOURCE"),
     (["serve", "--cron", "bad"], "mlperf-scaling: --cron: not a cron schedule: 'bad' (five fields, e.g. '0 6 * * *': daily at 06:00)"),

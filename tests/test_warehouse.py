@@ -260,6 +260,12 @@ def test_an_unchanged_run_is_answered_without_starting_anything(real_slice, tmp_
     for page in ("index.html", "trends/index.html", "why/index.html", "v4.1/index.html", "explore.html"):
         (reports / page).parent.mkdir(parents=True, exist_ok=True)
         (reports / page).write_text("<html></html>")
+    # the pages across rounds not known to be made from the rounds loaded now (a run failed making them, or a round
+    # was loaded by `ingest` alone): the full run, which makes them again
+    assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is None
+    from mlperf_scaling.tasks.publish.stamp import stamp_pages
+
+    stamp_pages(reports, str(warehouse))
     (summary,) = unchanged_run(None, mirror, "https://example.org/", warehouse, reports)
     assert (summary.round, summary.status, summary.n_runs) == ("v4.1", "unchanged", 10)
     # its seconds are this run's (checking the version), not those of the load that read and scored it
@@ -272,3 +278,5 @@ def test_an_unchanged_run_is_answered_without_starting_anything(real_slice, tmp_
     with archive.open("ab") as handle:  # another version of the round: the full run
         handle.write(b"\0" * 512)
     assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is None
+    archive.write_bytes(archive.read_bytes()[:-512])
+    assert unchanged_run(None, mirror, "https://example.org/", warehouse, reports) is not None

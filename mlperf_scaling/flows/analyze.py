@@ -10,6 +10,7 @@ from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.tasks.metrics.steps import RoundAnalysis, Trends, compute_round_analysis, compute_trends, write_round_analysis, write_trends
 from mlperf_scaling.tasks.planning.steps import plan_models, plan_round
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS
+from mlperf_scaling.tasks.publish.stamp import stamp_pages
 from mlperf_scaling.tasks.publish.steps import publish_explorer, publish_site_index, publish_trends
 
 
@@ -50,6 +51,7 @@ def analyze_trends(warehouse: str, reports: str = "reports", plot_formats: tuple
     page = publish_trends(untraversed(trends), reports, plot_formats)
     if publishing is None:
         publish_site_index(warehouse, reports, reports_url)
+        stamp_pages(reports, warehouse)  # every page across rounds made from the rounds loaded now
     get_run_logger().info("trends: %d series points, %d carried-over results; %s", trends.round_trends.height,
                           int(trends.carried_over["is_carried_over"].sum()), page)
     return trends

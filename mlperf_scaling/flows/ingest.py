@@ -117,4 +117,4 @@ def ingest_sources(
         resolve_source(source, round_name)  # fail fast on a typo before any work starts
     settings = settings or Settings()
     outcomes = [result_of(ingest_round(source, warehouse, round_name, notes_dir, force, settings, return_state=True)) for source in sources]
-    return rounds_state(outcomes, "ingest")  # type: ignore[return-value]
+    return rounds_state(outcomes, "ingest", done="loaded")  # type: ignore[return-value]

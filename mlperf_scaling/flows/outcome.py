@@ -39,7 +39,7 @@ def failures_said(outcomes: list[RoundOutcome]) -> str:
     return "; ".join(f"{o.round}: {o.message or 'failed'}" for o in outcomes if o.failed)  # whole: a cut message misleads
 
 
-def checked_said(outcomes: list[RoundOutcome]) -> str:
+def checked_said(outcomes: list[RoundOutcome], done: str = "loaded and published") -> str:
     """What a run that went through did with its rounds, in one line: an operator tells a check that found nothing
     from one that never ran."""
     if not outcomes:
@@ -49,16 +49,16 @@ def checked_said(outcomes: list[RoundOutcome]) -> str:
         return (f"nothing new: {len(outcomes)} round{'s' if len(outcomes) > 1 else ''} checked ({', '.join(map(str, unchanged))}), "
                 f"{'each ' if len(outcomes) > 1 else ''}already loaded at the same version")
     loaded = [o.round for o in outcomes if o.status != UNCHANGED]
-    return (f"{len(loaded)} of {len(outcomes)} rounds loaded and published ({', '.join(map(str, loaded))})"
+    return (f"{len(loaded)} of {len(outcomes)} rounds {done} ({', '.join(map(str, loaded))})"
             + (f"; {len(unchanged)} unchanged" if unchanged else ""))
 
 
-def rounds_state(outcomes: list[RoundOutcome], what: str) -> State:
+def rounds_state(outcomes: list[RoundOutcome], what: str, done: str = "loaded and published") -> State:
     """A Completed state saying what was checked and done when every round went through; otherwise a Failed state
     listing the failed rounds. Either way its data is every round's outcome."""
     failed = [o for o in outcomes if o.failed]
     if not failed:
-        return Completed(message=f"{what}: {checked_said(outcomes)}", data=outcomes)
+        return Completed(message=f"{what}: {checked_said(outcomes, done)}", data=outcomes)
     return failed_with(f"{what}: {len(failed)} of {len(outcomes)} rounds failed ({failures_said(outcomes)})", outcomes)
 
 

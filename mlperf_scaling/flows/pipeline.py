@@ -18,7 +18,7 @@ from mlperf_scaling.runtime.run_context import note_flow_run
 from mlperf_scaling.settings import PUBLIC_REMOTE_BASE, Settings, source_for_round
 from mlperf_scaling.tasks.load.outcome import UNCHANGED, RoundOutcome
 from mlperf_scaling.tasks.load.steps import record_failure
-from mlperf_scaling.tasks.publish.labels import CROSS_ROUND_PAGES
+from mlperf_scaling.tasks.publish.stamp import pages_current, stamp_pages
 from mlperf_scaling.tasks.publish.steps import check_reports, publish_round_outputs, publish_site_index
 from mlperf_scaling.tasks.score.rules import rounds_of_installed_rules
 from mlperf_scaling.tasks.source.members import SourceError
@@ -88,19 +88,23 @@ def mlperf_pipeline(
                 _analysis_failed(outcome, exc)
         outcomes.append(outcome)
         fault = fault or (outcome.message if outcome.machine_fault else None)
-    # the pages across rounds are made again when a round was, or when one of them is missing: a run that found
-    # nothing new ends in seconds, its flow run saying what it checked
+    # the pages across rounds are made again when a round was, or when they were not all made from the rounds loaded
+    # now (a page missing, a run that failed making them, rounds loaded by `ingest`): a run that found nothing new
+    # ends in seconds, its flow run saying what it checked
     new = bool(publishing) or any(o.status == IngestionStatus.SUCCEEDED.value for o in outcomes)
-    loaded = any(o.loaded for o in outcomes) and (new or not all((Path(reports) / page).is_file() for page in CROSS_ROUND_PAGES))
+    loaded = any(o.loaded for o in outcomes) and (new or not pages_current(reports, warehouse))
+    made = loaded  # every page across rounds made, so far
     if loaded:
         try:  # beside the last rounds' plots, which it does not read: this process would otherwise wait for them idle
             analyze_trends(warehouse, reports, settings.plot_formats, publishing=[str(o.round) for o, _ in publishing],
                            reports_url=settings.reports_url)
         except MachineFault as exc:  # the reports cannot be written: no round is published whole
+            made = False
             for outcome in outcomes:
                 if outcome.loaded:
                     _analysis_failed(outcome, exc)
         except Exception as exc:  # the rounds are loaded; say what failed after them
+            made = False
             logger.error("cross-round trends failed: %s", exc)
     for outcome, future in publishing:
         try:
@@ -110,6 +114,8 @@ def mlperf_pipeline(
     if loaded:
         try:  # once every round's report is written: the front page links those that are
             publish_site_index(warehouse, reports, settings.reports_url)
+            if made:
+                stamp_pages(reports, warehouse)
         except MachineFault as exc:
             for outcome in outcomes:
                 if outcome.loaded and not outcome.machine_fault:

@@ -40,14 +40,19 @@ def _writable_filesystem_problem(existing: Path, folder: Path | str, what: str) 
     return None
 
 
+# the files the pages are made of, which a command writes again; anything else there (a CNAME, a README) it never touches
+_WRITTEN = {".html", ".csv", ".svg", ".png", ".json", ".js", ".parquet"}
+
+
 def tree_problem(folder: Path | str, what: str) -> str | None:
-    """The first folder or file under `folder` that a command rewriting it could not write (a round's report made
-    read-only), or None. Asked of what is there only: a few hundred names, a millisecond."""
+    """The first folder or page file under `folder` that a command rewriting it could not write (a round's report made
+    read-only), or None. Hidden folders (a .git of the reports) are not the command's. A few hundred names, a millisecond."""
     root = Path(folder).expanduser()
     if not root.is_dir():
         return None
     for here, folders, files in os.walk(root):
-        for name in [*folders, *files]:
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        for name in [*folders, *(f for f in files if Path(f).suffix in _WRITTEN)]:
             path = Path(here) / name
             if not path.is_symlink() and not os.access(path, os.W_OK | (os.X_OK if name in folders else 0)):
                 return (f"{what} {folder}: {path} is not writable by this user: make it writable (chmod -R u+w {folder}), "

@@ -12,6 +12,7 @@ import atexit
 import logging
 import os
 import sys
+import time
 
 _code: int | None = None
 
@@ -22,14 +23,25 @@ def arm(code: int) -> None:
     _code = code
 
 
-def _stop_helpers() -> None:
-    """Stop multiprocessing's forkserver and resource tracker, and wait for them: left to find our end on their own,
-    they outlive the command for about a second, then linger as zombies until something reaps them."""
-    for module, attribute in (("multiprocessing.forkserver", "_forkserver"), ("multiprocessing.resource_tracker", "_resource_tracker")):
+def _stop_helpers(wait_s: float = 2.0) -> None:
+    """Stop multiprocessing's forkserver and resource tracker, and reap them: left to find our end on their own, they
+    outlive the command for about a second, then linger as zombies until something reaps them. Each ends when the
+    pipe we hold to it closes; it is waited for at most `wait_s` (a helper that a surviving process keeps alive is
+    then left to end on its own, rather than hang the exit)."""
+    for module, attribute, pid_name, fd_name in (("multiprocessing.forkserver", "_forkserver", "_forkserver_pid", "_forkserver_alive_fd"),
+                                                 ("multiprocessing.resource_tracker", "_resource_tracker", "_pid", "_fd")):
         helper = getattr(sys.modules.get(module), attribute, None)  # never imported here: only what the command started
+        pid, fd = getattr(helper, pid_name, None), getattr(helper, fd_name, None)  # Python's own (3.8 to 3.13)
+        if not isinstance(pid, int) or not isinstance(fd, int):
+            continue
         try:
-            helper._stop()  # type: ignore[union-attr]  # Python's own, as its tests stop them (3.8 to 3.13)
-        except Exception:  # noqa: BLE001  # an exit must not fail for a private method gone: the helper then ends on its own
+            os.close(fd)
+            setattr(helper, fd_name, None)
+            setattr(helper, pid_name, None)
+            deadline = time.monotonic() + wait_s
+            while os.waitpid(pid, os.WNOHANG)[0] == 0 and time.monotonic() < deadline:
+                time.sleep(0.005)
+        except OSError:  # gone already, or reaped by someone else: nothing left to wait for
             pass
 
 

@@ -4,6 +4,7 @@ links from an http page. Python's own threaded file server, read-only, on one ad
 from __future__ import annotations
 
 import functools
+import socket
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,7 +26,8 @@ class ReportServer:
         self._server = ThreadingHTTPServer((host, port), functools.partial(_QuietFiles, directory=str(folder)))
         self._server.daemon_threads = True
         bound_port = self._server.server_address[1]
-        shown = host if host not in ("0.0.0.0", "") else "127.0.0.1"  # noqa: S104  # every interface: this machine reaches it here
+        # every interface: the name other machines reach this one by, for the links a UI elsewhere opens
+        shown = host if host not in ("0.0.0.0", "") else socket.getfqdn()  # noqa: S104
         self.url = f"http://{shown}:{bound_port}/"
         self._thread = threading.Thread(target=self._server.serve_forever, name="report-server", daemon=True)
 

@@ -135,10 +135,10 @@ def resolve_group(evidence: pl.DataFrame, accelerator: str) -> str:
     known = classify_accelerator(accelerator)
     if known.family is not None:
         group = group_name(known.family, known.form_factor, accelerator)
-        # a published name goes on past its group with a generation, memory or HBM kind (A100-SXM4-80GB); anything else
-        # is a slip of the keyboard that the patterns read past (H100-SXMM)
+        # a published name goes on past its group with a generation, memory, power or rack (A100-SXM4-80GB (400W),
+        # GB200 NVL72); a letter or two and nothing else is a slip of the keyboard the patterns read past (H100-SXMM)
         rest = wanted.removeprefix(normal_name(group))
-        if rest != wanted and not re.fullmatch(r"\d*(\d+gb)?(hbm\d*e?)?", rest):
+        if rest != wanted and re.fullmatch(r"[a-z]{1,2}", rest):
             raise PlanError(f"no accelerator {accelerator!r} with a datasheet; did you mean {group}?")
         return group
     by_plain = {normal_name(g): g for g in groups}

@@ -14,6 +14,22 @@ from mlperf_scaling.tasks.source.git import RepositoryAbsent, remote_head
 from mlperf_scaling.tasks.source.members import SourceError
 
 
+def remote_base_problem(prefix: str) -> str | None:
+    """A prefix that names a local folder (a path, or file://) that is not there, said rather than read as "nothing
+    published"; None for any other (URLs and ssh forms are asked when used)."""
+    if re.match(r"^[a-z][a-z0-9+.-]*://", prefix) and not prefix.startswith("file://"):
+        return None
+    if re.match(r"^[\w.-]+@[\w.-]+:|^[\w.-]+:(?!//)", prefix):  # git@github.com:org/, host:path (ssh)
+        return None
+    local = prefix.removeprefix("file://")
+    if local.startswith("localhost/"):
+        local = local.removeprefix("localhost")
+    if Path(local).expanduser().is_dir():
+        return None
+    return (f"--remote-base {prefix}: no such folder (a URL prefix such as https://github.com/mlcommons/, or a folder of "
+            "training_results_vX.Y repositories)")
+
+
 def normalise_remote_base(prefix: str) -> str:
     """A local folder of repositories becomes a file:// prefix; URLs stay as given, with a trailing slash."""
     if not re.match(r"^[a-z][a-z0-9+.-]*://", prefix) and not prefix.startswith("git@"):
@@ -72,11 +88,11 @@ def unknown_round_problem(rounds: list[str], mirror: Path | None, remote_base: s
                 "(MLPERF_OFFLINE) forbids fetching {}".format("it" if len(elsewhere) == 1 else "them"))
     base = normalise_remote_base(remote_base)
     for round_name in elsewhere:
-        try:
-            remote_head(base + repository_name(round_name), timeout_s)
+        try:  # a short bound: a slow remote is the run's to wait for, with its retries, not this check's
+            remote_head(base + repository_name(round_name), min(timeout_s, 10))
         except RepositoryAbsent:
             where = f"in the mirror {mirror} ({holds}) nor " if mirror is not None else ""
             return f"no round {round_name}: not {where}at {base} ({repository_name(round_name)} is not there)"
-        except SourceError:
+        except (SourceError, OSError):  # unreachable, or no git here: no answer, and the run says what it meets
             return None
     return None
