@@ -51,11 +51,15 @@ _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"
 SHARED_MLPERF = Path(os.environ.get("MLPERF_SHARED", PROJECT.parent / "shared" / "mlperf")).resolve()
 ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
 OFFICIAL_ROUNDS = ("v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
+HPC_ROUNDS = ("hpc-v0.7", "hpc-v2.0", "hpc-v3.0")
+HPC_OFFICIAL_ROUNDS = ("hpc-v2.0", "hpc-v3.0")  # v0.7 predates the HPC rulesets: no official summarizer output
 
 
 def archive(round_name: str) -> Path:
     """The shipped archive of a round; a test that needs it fails loudly when it is absent."""
-    path = SHARED_MLPERF / f"training_results_{round_name}.tar.gz"
+    from mlperf_scaling.rounds import repository_name
+
+    path = SHARED_MLPERF / f"{repository_name(round_name)}.tar.gz"
     if not path.is_file():
         pytest.fail(f"test data absent: {path} (set MLPERF_SHARED to the folder holding the rounds)")
     return path

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-from mlperf_scaling.rounds import round_key
+from mlperf_scaling.rounds import round_order, suite_of
 
 
 def _read_tsv(name: str) -> list[dict[str, str]]:
@@ -66,13 +66,13 @@ def _name_of(row: dict[str, str]) -> BenchmarkName:
 
 def benchmark_name(folder: str, round_name: str) -> BenchmarkName:
     """Canonical name and workload of a benchmark folder in a round (ssd is RetinaNet from v2.0, SSD-ResNet34 before)."""
-    current = round_key(round_name)
+    current = round_order(round_name)
     for row in _benchmark_rows():
-        if row["benchmark"] != folder:
+        if row["benchmark"] != folder or suite_of(row["first_round"]) != suite_of(round_name):
             continue
-        if current < round_key(row["first_round"]):
+        if current < round_order(row["first_round"]):
             continue
-        if row["last_round"] and current > round_key(row["last_round"]):
+        if row["last_round"] and current > round_order(row["last_round"]):
             continue
         return _name_of(row)
     return BenchmarkName(folder, folder, "unknown benchmark", listed=False)
@@ -371,11 +371,11 @@ def _work_rows() -> list[dict[str, str]]:
 
 def benchmark_work(canonical_name: str, round_name: str) -> BenchmarkWork | None:
     """The work of a benchmark in a round; None where the table does not say how its logs count."""
-    current = round_key(round_name)
+    current = round_order(round_name)
     for row in _work_rows():
-        if row["benchmark"] != canonical_name or current < round_key(row["first_round"]):
+        if row["benchmark"] != canonical_name or suite_of(row["first_round"]) != suite_of(round_name) or current < round_order(row["first_round"]):
             continue
-        if row["last_round"] and current > round_key(row["last_round"]):
+        if row["last_round"] and current > round_order(row["last_round"]):
             continue
         return BenchmarkWork(row["unit"], _float_or_none(row["samples_per_epoch"]), _float_or_none(row["tokens_per_sample"]),
                              _float_or_none(row["flops_per_token"]), _float_or_none(row["flops_per_sample"]), row["source"],

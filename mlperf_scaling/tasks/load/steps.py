@@ -22,7 +22,7 @@ from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.validate import split_valid_rows
 from mlperf_scaling.failures import ExpectedFailure
-from mlperf_scaling.rounds import round_from_name, round_order
+from mlperf_scaling.rounds import round_from_name, round_order, suite_of
 from mlperf_scaling.runtime.run_context import in_run, run_logger
 from mlperf_scaling.tasks.load.changes import changes_markdown, score_changes
 from mlperf_scaling.tasks.load.outcome import RoundOutcome, ValidatedRound
@@ -83,6 +83,7 @@ def ingestion_row(
     row = {
         "ingestion_id": str(uuid.uuid4()),
         "round": source.round,
+        "suite": suite_of(source.round),
         "round_order": order,
         "source": source.spec,
         "source_kind": source.kind,

@@ -1,6 +1,8 @@
 """Classify a file of a result repository by its path: what it is and whom it belongs to.
 
-Paths are relative to the round's root (`training_results_vX.Y/` already removed).
+Paths are relative to the round's root (`training_results_vX.Y/` already removed). MLPerf HPC (v1.0 on) puts a
+scaling-mode level between system and benchmark (`results/<system>/{strong,weak}/<benchmark>/`); that level is read
+here and nowhere else, so every later stage sees the same (system, benchmark) with a `scaling_mode` beside it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ _RESULT_NAME = re.compile(r"^(?:[A-Za-z0-9]+_)*result_[^/]*\.txt$")
 _ALIBABA_LOG_NAME = re.compile(r"^\d+_\d+\.log$")
 _ROUND_FOLDER = re.compile(r"^v\d+\.\d+(\.\d+)?$")
 _RAW_LOG_FOLDERS = {"raw_logs", "processed_logs", "logs"}
+STRONG, WEAK = "strong", "weak"
+SCALING_MODES = (STRONG, WEAK)
+_PRUNED_FOLDER = "pruned_results"
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class Member:
     submission: str | None = None  # v0.5: the submission folder between organisation and results/
     reason: str | None = None  # why an IGNORED file is not used
     official_layout: bool = True  # False where the official summarizer would not find the file
+    scaling_mode: str = STRONG  # HPC: strong (one model to its target) or weak (many instances at once); Training: strong
 
 
 def is_result_log_name(name: str) -> bool:
@@ -76,6 +82,8 @@ def _classify_result_member(path: str, submitter: str, submission: str | None, r
     if len(rest) == 1:
         return Member(path, IGNORED, **common, reason="loose file directly under results/, not inside a system folder")
     system = rest[0]
+    if len(rest) >= 4 and rest[1] in SCALING_MODES:
+        return _classify_hpc_member(path, common, system, rest[1], rest[2:])
     if len(rest) == 2:
         if name == "entry.json":
             return Member(path, ENTRY_JSON, system=system, **common)
@@ -102,3 +110,20 @@ def _classify_result_member(path: str, submitter: str, submission: str | None, r
         return Member(path, IGNORED, system=system, benchmark=benchmark, **common,
                       reason=f"result log nested inside the {benchmark}/ folder: not a run of {benchmark}, and not read by the official tool")
     return Member(path, IGNORED, system=system, benchmark=benchmark, **common, reason="unexpected place inside a benchmark folder")
+
+
+def _classify_hpc_member(path: str, common: dict[str, Any], system: str, mode: str, rest: list[str]) -> Member:
+    """An MLPerf HPC file below `results/<system>/<mode>/`: rest is [benchmark, ...]."""
+    benchmark, name = rest[0], rest[-1]
+    where: dict[str, Any] = {**common, "system": system, "benchmark": benchmark, "scaling_mode": mode}
+    if len(rest) == 2:
+        if name == "scaling.json" and mode == STRONG:
+            return Member(path, SCALING_JSON, **where)
+        if is_result_log_name(name):
+            return Member(path, RESULT_LOG, **where)
+        return Member(path, IGNORED, **where, reason="not a result log or scaling.json")
+    if len(rest) == 3 and rest[1] == _PRUNED_FOLDER and is_result_log_name(name):
+        return Member(path, IGNORED, **where, reason=(
+            "an instance the submitter pruned (pruned_results/): the rules let a weak-scaling result leave out instances, "
+            "and the official summarizer does not read them"))
+    return Member(path, IGNORED, **where, reason=f"unexpected place inside a {mode}-scaling benchmark folder")

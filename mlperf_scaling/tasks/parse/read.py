@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlperf_scaling.contracts.enums import Stage
+from mlperf_scaling.rounds import suite_of
 from mlperf_scaling.tasks.parse.implementation import is_implementation_file
 from mlperf_scaling.tasks.parse.layout import (
     ENTRY_JSON,
@@ -81,7 +82,7 @@ class RoundFacts:
 def rejection(round_name: str, path: str, stage: Stage, reason: str) -> dict[str, Any]:
     """A rejection row; its submitter, system and benchmark are read from the file's place, where it says."""
     member = classify(path)
-    return {"round": round_name, "path": path, "submitter": member.submitter, "system": member.system,
+    return {"round": round_name, "suite": suite_of(round_name), "path": path, "submitter": member.submitter, "system": member.system,
             "benchmark": member.benchmark, "stage": stage.value, "reason": reason}
 
 

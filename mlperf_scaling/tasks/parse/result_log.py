@@ -44,6 +44,9 @@ _KEPT_KEYS = frozenset(
         "submission_status",
     }
     | {"init_start", "init_stop", "eval_start", "eval_stop"}  # the run's phases, which its power is split by
+    # MLPerf HPC: CosmoFlow and OpenCatalyst log their quality as an error; a weak-scaling instance's scale is what
+    # its log says (number_of_nodes x accelerators_per_node, as the official summarizer reads it)
+    | {"eval_error", "number_of_nodes", "accelerators_per_node"}
 )
 # How a run was configured, logged from v6.0 (and by some submitters before): its first value is kept.
 CONFIGURATION_KEYS = frozenset(
@@ -89,6 +92,10 @@ class LogFacts:
     configuration: dict[str, Any] = field(default_factory=dict)  # the first value of each CONFIGURATION_KEYS event
     phases: list[tuple[str, float]] = field(default_factory=list)  # (init_start|init_stop|eval_start|eval_stop, ms)
     printed: PrintedConfiguration | None = None  # the precision and config name the log prints before run_start
+    # number_of_nodes and accelerators_per_node as the official summarizer's _query_instance_scale reads them: each the
+    # latest value until both have been seen (MLPerf HPC weak scaling)
+    logged_nodes: Any = None
+    logged_accelerators_per_node: Any = None
 
 
 def detect_format(text: str) -> str | None:
@@ -154,8 +161,14 @@ def _record(facts: LogFacts, key: str, time: float, value: Any, status: str | No
         if not facts.timing_closed:
             facts.run_stop_ms = time
             facts.run_stop_status = status
-    elif key in ("eval_accuracy", "aggregated_eval_accuracy"):
+    elif key in ("eval_accuracy", "aggregated_eval_accuracy", "eval_error"):
         facts.quality_events.append((key, value, metadata))
+    elif key in ("number_of_nodes", "accelerators_per_node"):
+        if facts.logged_nodes is None or facts.logged_accelerators_per_node is None:
+            if key == "number_of_nodes":
+                facts.logged_nodes = value
+            else:
+                facts.logged_accelerators_per_node = value
     elif key == "global_batch_size":
         if facts.global_batch_size is None:
             facts.global_batch_size = value

@@ -22,7 +22,7 @@ from mlperf_scaling.reference.lookup import (
     workload_names,
     workloads_named,
 )
-from mlperf_scaling.rounds import normal_round, round_key
+from mlperf_scaling.rounds import normal_round, round_order
 from mlperf_scaling.tasks.metrics.fits import MIN_DISTINCT_COUNTS, apart_series
 from mlperf_scaling.tasks.planning.calibration import Calibration
 from mlperf_scaling.tasks.planning.group_planner import PREDICTED, Planner, Step, planner
@@ -85,7 +85,7 @@ class Selection:
 def _named(rows: pl.DataFrame, label: str) -> str:
     """A workload's label with the rounds and folders of its score rows: `NCF (v0.5: 4 scores)`."""
     said = [f"{r}: {n:,} score{'s' if n != 1 else ''}" for r, n in rows.group_by("round").agg(pl.col("n_scores").sum())
-            .sort(pl.col("round").map_elements(lambda r: round_key(r)[0] * 1000 + round_key(r)[1], return_dtype=pl.Int64)).iter_rows()]
+            .sort(pl.col("round").map_elements(lambda r: round_order(r), return_dtype=pl.Int64)).iter_rows()]
     return f"{label} ({'; '.join(said)})"
 
 
@@ -178,12 +178,12 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
     if among:
         wanted_rounds = {normal_round(r) for r in among}
         having = set(efficiency.filter(pl.col("benchmark_canonical") == canonical)["round"].to_list())
-        if lacking := sorted(wanted_rounds - having, key=round_key):  # every round asked for is one the answer can stand on
-            raise PlanError(f"no {benchmark} in {', '.join(lacking)}; rounds that have it: {', '.join(sorted(having, key=round_key))}")
-        held = sorted(set(rows["round"].to_list()), key=round_key)
+        if lacking := sorted(wanted_rounds - having, key=round_order):  # every round asked for is one the answer can stand on
+            raise PlanError(f"no {benchmark} in {', '.join(lacking)}; rounds that have it: {', '.join(sorted(having, key=round_order))}")
+        held = sorted(set(rows["round"].to_list()), key=round_order)
         rows = rows.filter(pl.col("round").is_in(wanted_rounds))
         if rows.height == 0:
-            raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {', '.join(sorted(wanted_rounds, key=round_key))}; "
+            raise PlanError(f"no {benchmark}{' on ' + accelerator if accelerator else ''} in {', '.join(sorted(wanted_rounds, key=round_order))}; "
                             f"rounds that have it: {', '.join(held)}")
     why_group = None
     if accelerator is None:
@@ -195,7 +195,7 @@ def select(efficiency: pl.DataFrame, benchmark: str, accelerator: str | None = N
         if in_scope.height:
             default, why_group = default_group(in_scope)
             rows = rows.filter(pl.col("accelerator_group") == default)
-    rounds = sorted(set(rows["round"].to_list()), key=round_key)
+    rounds = sorted(set(rows["round"].to_list()), key=round_order)
     if round_name not in (BEST, "latest"):
         try:
             round_name = normal_round(round_name)
@@ -266,7 +266,7 @@ def default_group(rows: pl.DataFrame) -> tuple[str, str]:
         kept, _ = apart_series(at)  # the counts a fit is made of: a series apart from the rest is left out of it
         ranked.append({"accelerator_group": group, "round": round_name, "counts": at["accelerators"].n_unique(), "n": at.height,
                        "fitted_counts": kept["accelerators"].n_unique(), "architecture": architecture, "year": year,
-                       "order": round_key(str(round_name))})
+                       "order": round_order(str(round_name))})
     most = max(ranked, key=lambda r: (r["counts"], r["n"], r["order"], r["accelerator_group"]))
     fitted = [r for r in ranked if r["fitted_counts"] >= MIN_DISTINCT_COUNTS]
     most_text = f"{most['accelerator_group']}, {most['counts']} in {most['round']} (--accelerator {most['accelerator_group']})"
@@ -292,7 +292,7 @@ def best_measured_round(rows: pl.DataFrame) -> str:
     knew eight (v5.1 and v4.1 Llama 2 LoRA on H100-SXM)."""
     ranked = (rows.group_by("round", "accelerator_group")
               .agg(pl.col("accelerators").n_unique().alias("counts"), pl.len().alias("n"))
-              .with_columns(pl.col("round").map_elements(lambda r: round_key(r)[0] * 1000 + round_key(r)[1], return_dtype=pl.Int64).alias("order"))
+              .with_columns(pl.col("round").map_elements(lambda r: round_order(r), return_dtype=pl.Int64).alias("order"))
               .sort(["counts", "n", "order"], descending=True))
     return str(ranked["round"][0])
 

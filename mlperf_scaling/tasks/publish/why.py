@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
-from mlperf_scaling.rounds import round_key
+from mlperf_scaling.rounds import round_order
 from mlperf_scaling.tasks.metrics.claims import PROJECT
 from mlperf_scaling.tasks.metrics.context import SINGLE_SOURCE_PEAK, generations_at_matched_n
 from mlperf_scaling.tasks.metrics.explain import not_modelled_because
@@ -115,7 +115,7 @@ def _workload_page(workload: str, explanations: pl.DataFrame, context: pl.DataFr
     both = power.filter(pl.col("measurement") == "AC").join(power.filter(pl.col("measurement") == "DC"), on=["round", "system", "accelerators"], suffix="_dc")
     ac_dc = both.select("round", "system", "accelerators", (pl.col("mean_w") / 1000).alias("ac_kw"), (pl.col("mean_w_dc") / 1000).alias("dc_kw"),
                         (pl.col("energy_j_dc") / pl.col("energy_j")).alias("dc_over_ac_energy"))
-    by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_key(row["round"]), *map(in_row_order, row.values())))  # noqa: E731
+    by_round = lambda frame: sorted(frame.to_dicts(), key=lambda row: (round_order(row["round"]), *map(in_row_order, row.values())))  # noqa: E731
     mfu_rows = [single_source_marked(row, "mfu_median", "single_source") for row in by_round(mfu)]
     generation_rows = [single_source_marked(row, "best_mfu", "best_mfu_single_source") for row in by_round(generations)]
     name = canonical_benchmark(workload)
@@ -152,7 +152,7 @@ def write_why_pages(folder: Path, explanations: pl.DataFrame, claims: pl.DataFra
                           "cv_r2_n_only": model["cv_r2_n_only"][0] if model.height else None,
                           "cv_r2_full": model["cv_r2_full"][0] if model.height else None,
                           **(r2_notes(model["cv_r2_n_only"][0], model["cv_r2_full"][0], label) if model.height else blank)})
-    ranks = sorted(ranking.to_dicts(), key=lambda row: (-round_key(row["round"])[0], -round_key(row["round"])[1], row["rank"]))
+    ranks = sorted(ranking.to_dicts(), key=lambda row: (-round_order(row["round"]), row["rank"]))
     rounds: list[dict] = []
     for row in ranks:
         if not rounds or rounds[-1]["round"] != row["round"]:

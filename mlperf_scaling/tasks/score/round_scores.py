@@ -1,4 +1,5 @@
-"""Score a round from its facts: each run judged, each (submitter, system, benchmark) scored, energy where measured.
+"""Score a round from its facts: each run judged, each (submitter, system, benchmark, scaling mode) scored, energy
+where measured. Strong scaling (all of Training) by the olympic mean; MLPerf HPC weak scaling by tasks/score/weak.py.
 
 The score step of source -> parse -> score: facts in, the rows of `systems`, `runs`, `scores`, `energy` and
 `rejections` out, each frame built on its table's contract.
@@ -24,6 +25,8 @@ from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.reference.lookup import published_result_id
 from mlperf_scaling.tasks.parse.config_match import ResultClues
+from mlperf_scaling.rounds import TRAINING, suite_of
+from mlperf_scaling.tasks.parse.layout import STRONG, WEAK
 from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
 from mlperf_scaling.tasks.parse.run_config import RunConfiguration, run_configuration
 from mlperf_scaling.tasks.parse.systems_json import SystemRecord
@@ -37,6 +40,7 @@ from mlperf_scaling.tasks.score.rcp_status import RcpReading, rcp_reading, rcp_s
 from mlperf_scaling.tasks.score.result_ids import result_ids, summary_row
 from mlperf_scaling.tasks.score.rules import RoundRules, benchmark_rules, rules_for_round, summary_benchmarks
 from mlperf_scaling.tasks.score.validity import RunVerdict, judge_run
+from mlperf_scaling.tasks.score.weak import logged_instance_scale, score_weak
 
 
 @dataclass
@@ -97,10 +101,10 @@ def _energy(c: RoundFacts, rules: RoundRules, group_runs: dict, scaling_by_group
     rows: list[dict] = []
     scores: dict[GroupKey, float] = {}
     for key, runs in sorted(group_runs.items()):
-        power = c.power.get(key)
+        power = c.power.get(key[:3]) if key[3] == STRONG else None
         if not power:
             continue
-        submitter, system, benchmark = key
+        submitter, system, benchmark, _ = key
         valid = sorted(((run, verdict) for run, verdict in runs if verdict.valid), key=lambda item: item[0].member.path)
         times, energies, problem = [], [], None
         for run, verdict in valid:
@@ -162,6 +166,7 @@ def without_fp8_path(canonical_name: str) -> bool:
 
 def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
     system_of = c.system_of
+    suite = suite_of(c.round)
 
     systems_rows = []
     system_by_key: dict[GroupKey, SystemRecord] = {}
@@ -171,6 +176,7 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         systems_rows.append(
             {
                 "round": c.round,
+                "suite": suite,
                 "submitter": submitter,
                 "system": system,
                 "path": member.path,
@@ -209,25 +215,28 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         global_batch = batch_size([facts.global_batch_size])
         configuration = run_configuration(facts.configuration, described_system.accelerators if described_system else None, global_batch,
                                           facts.printed)
-        groups[(m.submitter, system, benchmark)].append(verdict)
+        groups[(m.submitter, system, benchmark, m.scaling_mode)].append(verdict)
         if facts.printed is not None and facts.printed.mixed_precision is not None:
-            mixed[(m.submitter, system, benchmark)].append(facts.printed.mixed_precision)
+            mixed[(m.submitter, system, benchmark, m.scaling_mode)].append(facts.printed.mixed_precision)
         for name in (facts.printed.config_name if facts.printed else None, configuration.config_filename):
-            if (stem := printed_name(name)) is not None and stem not in printed[(m.submitter, system, benchmark)]:
-                printed[(m.submitter, system, benchmark)].append(stem)
-        read_for_rcp[(m.submitter, system, benchmark)].append(rcp_reading(facts, rules.ruleset))
+            if (stem := printed_name(name)) is not None and stem not in printed[(m.submitter, system, benchmark, m.scaling_mode)]:
+                printed[(m.submitter, system, benchmark, m.scaling_mode)].append(stem)
+        read_for_rcp[(m.submitter, system, benchmark, m.scaling_mode)].append(rcp_reading(facts, rules.ruleset))
         if verdict.valid:
-            trained[(m.submitter, system, benchmark)].append((converged, facts.global_batch_size))
-            configured[(m.submitter, system, benchmark)].append(configuration)
-        group_runs[(m.submitter, m.system, benchmark)].append((run, verdict))
+            trained[(m.submitter, system, benchmark, m.scaling_mode)].append((converged, facts.global_batch_size))
+            configured[(m.submitter, system, benchmark, m.scaling_mode)].append(configuration)
+        group_runs[(m.submitter, m.system, benchmark, m.scaling_mode)].append((run, verdict))
         if not verdict.valid:
             c.reject(m.path, Stage.SCORE, f"run not counted: {verdict.reason}")
         run_rows.append(
             {
                 "round": c.round,
+                "suite": suite,
                 "submitter": m.submitter,
                 "system": system,
                 "benchmark": benchmark,
+                "scaling_mode": m.scaling_mode,
+                "logged_instance_scale": logged_instance_scale(facts),
                 "benchmark_canonical": info.canonical_name,
                 "path": m.path,
                 "file_name": m.path.rsplit("/", 1)[-1],
@@ -260,22 +269,25 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
     missing_by_group: dict[GroupKey, int] = defaultdict(int)
     for m in c.missing_members:
         if m.benchmark is not None:
-            missing_by_group[(m.submitter, system_of(m), m.benchmark)] += 1
+            missing_by_group[(m.submitter, system_of(m), m.benchmark, m.scaling_mode)] += 1
     scaling_by_group = {}
     for key, value in c.scaling.items():  # never in a v0.5 layout, so its system names need no qualification
         if benchmark_rules(key[2], rules).accepted:
-            scaling_by_group[key] = value
+            scaling_by_group[(*key, STRONG)] = value  # scaling.json exists for strong scaling only
 
     energy_rows, energy_by_group = _energy(c, rules, group_runs, scaling_by_group)
 
     implementations = RoundImplementations.read(c.implementation_files)
     score_rows = []
     for key in sorted(set(groups) | set(missing_by_group) | set(scaling_by_group)):
-        submitter, system, benchmark = key
+        submitter, system, benchmark, mode = key
         factor, scaling_problem = scaling_by_group.get(key, (1.0, None))
         info = benchmark_rules(benchmark, rules)
-        result = score_group(groups.get(key, []), info, rules, factor or 1.0, missing_by_group.get(key, 0))
+        weak = score_weak([(run.facts, verdict) for run, verdict in group_runs.get(key, [])], info, rules) if mode == WEAK else None
+        result = score_group(groups.get(key, []) if weak is None else [], info, rules, factor or 1.0, missing_by_group.get(key, 0))
         status, reason, scaled = result.status, result.status_reason, result.time_to_train_min
+        if weak is not None:
+            status, reason, factor = weak.status, weak.status_reason, None
         if scaling_problem is not None and scaled is not None:
             status, reason, scaled = ScoreStatus.NOT_SCORED, scaling_problem, None
         spread = _run_spread(groups.get(key, []), factor or 1.0) if scaled is not None else (None, None, None)
@@ -289,9 +301,11 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
         score_rows.append(
             {
                 "round": c.round,
+                "suite": suite,
                 "submitter": submitter,
                 "system": system,
                 "benchmark": benchmark,
+                "scaling_mode": mode,
                 "benchmark_canonical": info.canonical_name,
                 "division": described.division if described else None,
                 "availability": described.availability if described else None,
@@ -304,9 +318,13 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                 "scaling_factor": factor,
                 "rcp_status": rcp or None,
                 "rcp_factor": rcp_factor,
-                "n_runs": result.n_runs,
-                "n_valid": result.n_valid,
-                "n_required": result.n_required,
+                "n_runs": result.n_runs if weak is None else weak.n_runs,
+                "n_valid": result.n_valid if weak is None else weak.n_valid,
+                "n_required": result.n_required if weak is None else weak.n_required,
+                "number_of_models": weak.number_of_models if weak else None,
+                "instance_scale": weak.instance_scale if weak else None,
+                "time_to_train_all_min": weak.time_to_train_all_min if weak else None,
+                "models_per_minute": weak.models_per_minute if weak else None,
                 "n_missing": missing_by_group.get(key, 0),
                 "status": status,
                 "status_reason": reason,
@@ -327,7 +345,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
             }
         )
 
-    rows_of_the_sheet = _result_ids(c.round, rules, system_by_key, score_rows)
+    # the spreadsheet's row numbers are Training's (one row per system, a column per benchmark); HPC's tables are not numbered
+    rows_of_the_sheet = _result_ids(c.round, rules, system_by_key, score_rows) if suite == TRAINING else {}
     for row in score_rows:
         # the ID MLCommons published for the system where one was found that names it; the summarizer's row beside it
         row["result_id"] = published_result_id(c.round, row["submitter"], row["system"])

@@ -38,12 +38,35 @@ from mlperf_scaling.reference.lookup import (
     rule_changes,
     rules_as_published_text,
 )
-from mlperf_scaling.rounds import round_key
+from mlperf_scaling.rounds import HPC, TRAINING, round_in_suite, round_key, suite_of
 
 RULES_DISTRIBUTION = "mlperf-logging"
-USAGE = "training"
+# A ruleset is named by its version for Training (`4.1.0`) and by `hpc-` and its version for HPC (`hpc-2.0.0`): the
+# package keeps each suite's rules in its own folders (compliance_checker/training_4.1.0, hpc_2.0.0), and the same
+# version exists in both.
+_USAGE_OF_SUITE = {TRAINING: "training", HPC: "hpc"}
+_HPC_PREFIX = "hpc-"
 _CHECKER_PACKAGE = "mlperf_logging.compliance_checker"
-_RULESET_FOLDER = re.compile(rf"^{USAGE}_(\d+)\.(\d+)\.(\d+)$")
+
+
+def ruleset_usage(ruleset: str) -> str:
+    """The package's usage of a ruleset: `hpc-2.0.0` -> hpc, `4.1.0` -> training."""
+    return "hpc" if ruleset.startswith(_HPC_PREFIX) else "training"
+
+
+def ruleset_version(ruleset: str) -> str:
+    """The version the package gives a ruleset: `hpc-2.0.0` -> 2.0.0."""
+    return ruleset.removeprefix(_HPC_PREFIX)
+
+
+def ruleset_folder(ruleset: str) -> str:
+    """The package's folder of a ruleset's compliance rules: training_4.1.0, hpc_2.0.0."""
+    return f"{ruleset_usage(ruleset)}_{ruleset_version(ruleset)}"
+
+
+def _ruleset_of_folder(folder_name: str) -> str:
+    usage, _, version = folder_name.partition("_")
+    return f"{_HPC_PREFIX}{version}" if usage == "hpc" else version
 
 
 class RulesError(RuntimeError):
@@ -66,30 +89,38 @@ def rules_identity() -> str:
 
 
 @functools.cache
-def installed_rulesets() -> tuple[str, ...]:
-    """Every training ruleset the package has compliance rules for, oldest first: ('0.6.0', ..., '6.1.0')."""
+def installed_rulesets(suite: str = TRAINING) -> tuple[str, ...]:
+    """Every ruleset of a suite the package has compliance rules for, oldest first: ('0.6.0', ..., '6.1.0') for
+    Training, ('hpc-1.0.0', 'hpc-2.0.0', 'hpc-3.0.0') for HPC."""
+    usage = _USAGE_OF_SUITE[suite]
+    folder = re.compile(rf"^{usage}_(\d+)\.(\d+)\.(\d+)$")
     found = []
     for entry in resources.files(_CHECKER_PACKAGE).iterdir():
-        match = _RULESET_FOLDER.match(entry.name)
+        match = folder.match(entry.name)
         if match and entry.is_dir():
             found.append(tuple(int(part) for part in match.groups()))
     if not found:
-        raise RulesError(f"{RULES_DISTRIBUTION} {rules_version()} holds no compliance_checker/{USAGE}_X.Y.Z folders")
-    return tuple(".".join(map(str, version)) for version in sorted(found))
+        raise RulesError(f"{RULES_DISTRIBUTION} {rules_version()} holds no compliance_checker/{usage}_X.Y.Z folders")
+    prefix = _HPC_PREFIX if suite == HPC else ""
+    return tuple(prefix + ".".join(map(str, version)) for version in sorted(found))
 
 
 def rounds_of_installed_rules() -> list[str]:
-    """The rounds to look for at a remote: v0.5, and one per ruleset of the installed rules (v0.6 ... v6.1).
+    """The rounds to look for at a remote: Training v0.5 and one per ruleset of the installed rules (v0.6 ... v6.1);
+    HPC v0.7 and one per HPC ruleset (hpc-v1.0 ... hpc-v3.0). Each predates-the-checker round is named by hand.
 
     Discovery then probes the next version names after the newest found, so a round newer than the rules is found too.
     """
-    return ["v0.5", *(f"v{ruleset.rsplit('.', 1)[0]}" for ruleset in installed_rulesets())]
+    return [
+        "v0.5", *(f"v{ruleset.rsplit('.', 1)[0]}" for ruleset in installed_rulesets(TRAINING)),
+        "hpc-v0.7", *(round_in_suite(HPC, f"v{ruleset_version(ruleset).rsplit('.', 1)[0]}") for ruleset in installed_rulesets(HPC)),
+    ]
 
 
 def ruleset_name(round_name: str) -> str:
-    """The ruleset a round is judged by: v4.1 -> 4.1.0."""
+    """The ruleset a round is judged by: v4.1 -> 4.1.0, hpc-v2.0 -> hpc-2.0.0."""
     major, minor = round_key(round_name)
-    return f"{major}.{minor}.0"
+    return f"{_HPC_PREFIX if suite_of(round_name) == HPC else ''}{major}.{minor}.0"
 
 
 @dataclass(frozen=True)
@@ -109,7 +140,7 @@ class RoundRules:
 def rules_for_round(round_name: str) -> RoundRules:
     """The rules a round is judged by, given the installed package and the rules set aside on purpose."""
     ruleset = ruleset_name(round_name)
-    installed = installed_rulesets()
+    installed = installed_rulesets(suite_of(round_name))
     version = rules_version()
     if ruleset in installed:
         for change in changes_for(ruleset):
@@ -120,24 +151,25 @@ def rules_for_round(round_name: str) -> RoundRules:
         return RoundRules(
             round_name, ruleset, RulesCoverage.PREDATES,
             f"{round_name} predates the compliance checker (the oldest ruleset in {RULES_DISTRIBUTION} {version} is "
-            f"{installed[0]}): a run counts when its run_stop reports success",
+            f"{installed[0]}): a run counts when its run_stop reports success"
+            + (", or, where its run_stop gives no status, when its log reaches the benchmark's quality target" if suite_of(round_name) == HPC else ""),
         )
     return RoundRules(
         round_name, ruleset, RulesCoverage.NEWER,
         f"ruleset {ruleset} is newer than the rules installed ({RULES_DISTRIBUTION} {version} ends at {installed[-1]}): "
         f"scores are marked scored_unchecked; a {RULES_DISTRIBUTION} release newer than {version} with "
-        f"compliance_checker/{USAGE}_{ruleset} brings the rules (`uv add {RULES_DISTRIBUTION}==<that version>`)",
+        f"compliance_checker/{ruleset_folder(ruleset)} brings the rules (`uv add {RULES_DISTRIBUTION}==<that version>`)",
     )
 
 
 def _version_tuple(ruleset: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in ruleset.split("."))
+    return tuple(int(part) for part in ruleset_version(ruleset).split("."))
 
 
 def allowed_benchmarks(ruleset: str) -> frozenset[str]:
     """Benchmark names of a ruleset the package knows; empty when it does not know the ruleset."""
     try:
-        return frozenset(benchmark_meta.get_allowed_benchmarks(USAGE, ruleset))
+        return frozenset(benchmark_meta.get_allowed_benchmarks(ruleset_usage(ruleset), ruleset_version(ruleset)))
     except ValueError:
         return frozenset()
 
@@ -145,19 +177,23 @@ def allowed_benchmarks(ruleset: str) -> frozenset[str]:
 def summary_benchmarks(ruleset: str, present: Iterable[str]) -> list[str]:
     """The benchmark columns of the summarizer's summary, in its order; for a ruleset the package lacks, those present."""
     try:
-        return list(benchmark_meta.get_allowed_benchmarks(USAGE, ruleset))
+        return list(benchmark_meta.get_allowed_benchmarks(ruleset_usage(ruleset), ruleset_version(ruleset)))
     except ValueError:
         return sorted(set(present))
 
 
 def required_runs(benchmark: str) -> int | None:
-    """How many result logs the rules require for a benchmark; None for a benchmark the package does not know."""
-    return benchmark_meta.get_result_file_counts(USAGE).get(benchmark)
+    """How many result logs the rules require for a benchmark (for HPC: strong runs, and the fewest weak models);
+    None for a benchmark the package does not know. No benchmark name is shared by the two suites."""
+    for usage in _USAGE_OF_SUITE.values():
+        if (count := benchmark_meta.get_result_file_counts(usage).get(benchmark)) is not None:
+            return count
+    return None
 
 
 def known_benchmark_names() -> frozenset[str]:
-    """Every training benchmark name the package has a run count for."""
-    return frozenset(benchmark_meta.get_result_file_counts(USAGE))
+    """Every Training and HPC benchmark name the package has a run count for."""
+    return frozenset(name for usage in _USAGE_OF_SUITE.values() for name in benchmark_meta.get_result_file_counts(usage))
 
 
 @functools.cache
@@ -445,7 +481,7 @@ def _rule_file(name: str, text: str, replaced: dict[str, list] | None = None, ev
 
 
 _QUOTED_NAME = re.compile(r"""["']([a-z][a-z0-9_]*)["']""")
-_FOLDER_REFERENCE = re.compile(rf"({USAGE}_\d+\.\d+\.\d+)/")
+_FOLDER_REFERENCE = re.compile(r"((?:training|hpc)_\d+\.\d+\.\d+)/")
 
 
 @functools.cache
@@ -454,7 +490,7 @@ def _rule_folder(folder_name: str, published_for: str | None = None) -> dict[str
     folder = resources.files(_CHECKER_PACKAGE).joinpath(folder_name)
     if not folder.is_dir():
         raise RulesError(f"{RULES_DISTRIBUTION} {rules_version()} has no compliance_checker/{folder_name}")
-    replaced = _published_records().get(folder_name[len(USAGE) + 1:], {}) if published_for == folder_name[len(USAGE) + 1:] else {}
+    replaced = _published_records().get(_ruleset_of_folder(folder_name), {}) if published_for == _ruleset_of_folder(folder_name) else {}
     every_line = published_for is not None and SUBMISSION_KEYS_EVERY_LINE in published_behaviours(published_for)
     files = {}
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
@@ -482,7 +518,7 @@ def _load(ruleset: str, as_published: bool) -> Ruleset:
     """Rule files may queue files of another ruleset (4.0.0 resnet queues training_3.1.0/closed_resnet_lars.yaml, and
     the official checker loads it): the folders a ruleset names are loaded with it. The publication-day records of
     rules_as_published.yaml replace today's in the ruleset's own folder only."""
-    folders = [f"{USAGE}_{ruleset}"]
+    folders = [ruleset_folder(ruleset)]
     files: dict[str, RuleFile] = {}
     keys: set[str] = set()
     named_by_blocks: set[str] = set()
@@ -506,10 +542,10 @@ def _load(ruleset: str, as_published: bool) -> Ruleset:
     changed_files: frozenset[str] = frozenset()
     behaviours: frozenset[str] = frozenset()
     if as_published:
-        changed_files = frozenset(f"{USAGE}_{ruleset}/{file_name}" for file_name in _published_records().get(ruleset, {}))
+        changed_files = frozenset(f"{ruleset_folder(ruleset)}/{file_name}" for file_name in _published_records().get(ruleset, {}))
         behaviours = published_behaviours(ruleset)
     return Ruleset(
-        ruleset, f"{USAGE}_{ruleset}/common.yaml", files, frozenset(keys), frozenset(value_keys), changed_files, behaviours,
+        ruleset, f"{ruleset_folder(ruleset)}/common.yaml", files, frozenset(keys), frozenset(value_keys), changed_files, behaviours,
     )
 
 
@@ -539,7 +575,7 @@ def _all_code(rule_file: RuleFile) -> list[Code]:
 
 def log_line_class(ruleset: str) -> type:
     """The official parser's LogLine type for a ruleset: rules may copy or change lines (dataclasses.replace)."""
-    module = f"{_CHECKER_PACKAGE}.mlp_parser.ruleset_{ruleset.replace('.', '')}"
+    module = f"{_CHECKER_PACKAGE}.mlp_parser.ruleset_{ruleset_version(ruleset).replace('.', '')}"
     try:
         return importlib.import_module(module).LogLine
     except (ImportError, AttributeError):

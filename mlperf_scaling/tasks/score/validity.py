@@ -68,6 +68,13 @@ def _judge(facts: LogFacts, failures: list[Failure] | None, rules: RoundRules) -
     timing = _timing_verdict(facts, minutes)
     if not timing.valid:
         return timing
+    if facts.run_stop_status is None and (target := _hpc_quality_target(facts)) is not None:
+        # MLPerf HPC v0.7 (no checker of its own): a run_stop without status counts when the log shows the benchmark's
+        # quality target reached, as the bare run_stop of Training v0.5 does (only Fujitsu's ABCI 2048 logs this)
+        key, better, threshold = target
+        if _reaches(facts, key, better, threshold):
+            return RunVerdict(True, minutes, None)
+        return RunVerdict(False, minutes, f"run_stop has no status and {key} never reached the quality target {threshold}")
     if facts.run_stop_status is None and facts.eval_target is not None:
         # v0.5 NVIDIA logs end with a bare run_stop: the logged eval_target decides.
         if _reaches_eval_target(facts):
@@ -104,6 +111,28 @@ def _timing_verdict(facts: LogFacts, minutes: float | None) -> RunVerdict:
     if minutes <= 0:
         return RunVerdict(False, minutes, "run_stop is not after run_start")
     return RunVerdict(True, minutes, None)
+
+
+# The MLPerf HPC quality targets (the package's hpc_1.0.0 closed_<benchmark>.yaml, which the v0.7 rules were brought to
+# in training_policies d724871, April 2021): (quality key, "lower" or "higher" is better, threshold)
+HPC_QUALITY_TARGETS = {
+    "cosmoflow": ("eval_error", "lower", 0.124),
+    "deepcam": ("eval_accuracy", "higher", 0.82),
+    "oc20": ("eval_error", "lower", 0.036),
+    "openfold": ("eval_accuracy", "higher", 0.8),
+}
+
+
+def _hpc_quality_target(facts: LogFacts) -> tuple[str, str, float] | None:
+    return HPC_QUALITY_TARGETS.get((facts.log_benchmark or "").lower())
+
+
+def _reaches(facts: LogFacts, key: str, better: str, threshold: float) -> bool:
+    for event_key, value, _ in facts.quality_events:
+        if event_key == key and isinstance(value, (int, float)) and not isinstance(value, bool):
+            if (value <= threshold) if better == "lower" else (value >= threshold):
+                return True
+    return False
 
 
 def _reaches_eval_target(facts: LogFacts) -> bool:

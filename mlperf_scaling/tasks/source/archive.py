@@ -11,6 +11,7 @@ from typing import cast
 
 from isal import isal_zlib
 
+from mlperf_scaling.rounds import repository_name
 from mlperf_scaling.tasks.source.members import (
     MAX_MEMBER_BYTES,
     MemberStream,
@@ -167,8 +168,8 @@ def archive_members(path: Path, max_source_bytes: int, round_name: str | None = 
                     named = root_round(name)
                     if round_name is not None and named is not None and named != round_name:
                         raise SourceError(
-                            f"archive {path.name} holds training_results_{named}, another round than {round_name}: refused "
-                            f"(rename it training_results_{named}.tar.gz, or pack the {round_name} folder)"
+                            f"archive {path.name} holds {repository_name(named)}, another round than {round_name}: refused "
+                            f"(rename it {repository_name(named)}.tar.gz, or pack the {repository_name(round_name)} folder)"
                         )
                     relative = strip_root(name)
                     if member.issym() or member.islnk():

@@ -10,11 +10,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from mlperf_scaling.failures import ExpectedFailure
+from mlperf_scaling.rounds import round_in_suite
 
 MAX_MEMBER_BYTES = 256 * 1024 * 1024  # the largest published log is under 4 MiB
 # A published round expands to under 1 GiB; far beyond that is a decompression bomb, not data.
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024**3
-_ROOT_FOLDER = re.compile(r"^training_results_(v\d+\.\d+)([-_.][^/]*)?$")
+_ROOT_FOLDER = re.compile(r"^(training|hpc)_results_(v\d+\.\d+)([-_.][^/]*)?$")
 
 
 class SourceError(ExpectedFailure, ValueError):
@@ -59,10 +60,11 @@ def strip_root(path: str) -> str:
 
 
 def root_round(path: str) -> str | None:
-    """The round a member's top folder names (`training_results_v4.0/...` -> v4.0), or None when it names none."""
+    """The round a member's top folder names (`training_results_v4.0/...` -> v4.0, `hpc_results_v3.0/...` ->
+    hpc-v3.0), or None when it names none."""
     first = without_dot_prefix(path).partition("/")[0]
     match = _ROOT_FOLDER.match(first)
-    return match.group(1) if match else None
+    return round_in_suite(match.group(1), match.group(2)) if match else None
 
 
 def refuse_option_like(text: str, what: str) -> None:

@@ -9,6 +9,8 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mlperf_scaling.rounds import TRAINING, suite_of, version_of
+
 
 @dataclass
 class CopyNotes:
@@ -34,11 +36,13 @@ def load_copy_notes(folder: Path | None, round_name: str) -> CopyNotes:
             for row in csv.DictReader(handle, delimiter="\t"):
                 if row.get("round") == round_name and row.get("path"):
                     notes.excluded[row["path"]] = row.get("reason") or "excluded"
-    manifest = folder / "MANIFEST.tsv"
+    # each suite has its manifest, whose rounds are named as its repositories name them (MANIFEST_hpc.tsv: v3.0);
+    # MISSING.txt and EXCLUDED.txt name Training rounds only (vX.Y), so an HPC round (hpc-vX.Y) never matches their lines
+    manifest = folder / ("MANIFEST.tsv" if suite_of(round_name) == TRAINING else f"MANIFEST_{suite_of(round_name)}.tsv")
     if manifest.is_file():
         with manifest.open(encoding="utf-8", errors="replace", newline="") as handle:
             for row in csv.DictReader(handle, delimiter="\t"):
-                if row.get("round") == round_name and row.get("source_commit"):
+                if row.get("round") == version_of(round_name) and row.get("source_commit"):
                     notes.source_commit = row["source_commit"].strip()
     return notes
 

@@ -1,7 +1,8 @@
-"""Find the MLPerf Training rounds published at a remote, and what changed since the warehouse last loaded them.
+"""Find the MLPerf rounds (Training and HPC) published at a remote, and what changed since the warehouse last loaded them.
 
-A round's repository is PREFIX + `training_results_vX.Y`. Rounds are found with `git ls-remote` (no API token):
-the rounds the caller knows, then the next version names after the newest one found (vX.(Y+1), then v(X+1).0).
+A round's repository is PREFIX + `training_results_vX.Y` (or `hpc_results_vX.Y`). Rounds are found with
+`git ls-remote` (no API token): the rounds the caller knows, then, per suite, the next version names after the newest
+one found (vX.(Y+1), then v(X+1).0).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mlperf_scaling.rounds import next_round_names, repository_name, round_key
+from mlperf_scaling.rounds import next_round_names, repository_name, round_from_name, round_order, suite_of
 from mlperf_scaling.tasks.source.git import RepositoryAbsent, remote_head
 from mlperf_scaling.tasks.source.members import SourceError
 
@@ -27,7 +28,7 @@ def remote_base_problem(prefix: str) -> str | None:
     if Path(local).expanduser().is_dir():
         return None
     return (f"--remote-base {prefix}: no such folder (a URL prefix such as https://github.com/mlcommons/, or a folder of "
-            "training_results_vX.Y repositories)")
+            "training_results_vX.Y and hpc_results_vX.Y repositories)")
 
 
 def normalise_remote_base(prefix: str) -> str:
@@ -37,17 +38,18 @@ def normalise_remote_base(prefix: str) -> str:
     return prefix if prefix.endswith(("/", ":")) else prefix + "/"
 
 
-_ROUND_SOURCE = re.compile(r"^training_results_(v\d+\.\d+)(\.tar\.gz)?$")
+_ROUND_SOURCE = re.compile(r"^(?:training|hpc)_results_v\d+\.\d+(\.tar\.gz)?$")
 
 
 def rounds_in_mirror(mirror: Path) -> list[str]:
-    """Every round a mirror folder holds, as training_results_vX.Y.tar.gz or a training_results_vX.Y repository."""
+    """Every round a mirror folder holds, as training_results_vX.Y.tar.gz (hpc_results_vX.Y.tar.gz) or such a
+    repository: Training rounds first, then HPC's (`hpc-vX.Y`)."""
     found = set()
     for entry in mirror.iterdir():
         match = _ROUND_SOURCE.match(entry.name)
-        if match and (entry.is_file() if match.group(2) else entry.is_dir()):
-            found.add(match.group(1))
-    return sorted(found, key=round_key)
+        if match and (entry.is_file() if match.group(1) else entry.is_dir()):
+            found.add(round_from_name(entry.name))
+    return sorted(found, key=round_order)
 
 
 def discover_rounds(remote_base: str, known: list[str], timeout_s: float = 60) -> dict[str, str]:
@@ -65,13 +67,13 @@ def discover_rounds(remote_base: str, known: list[str], timeout_s: float = 60) -
         except RepositoryAbsent:
             return False
 
-    for round_name in sorted(set(known), key=round_key):
+    for round_name in sorted(set(known), key=round_order):
         probe(round_name)
-    newest = max(heads, key=round_key) if heads else None
-    while newest is not None:
-        found = next((candidate for candidate in next_round_names(newest) if candidate not in heads and probe(candidate)), None)
-        newest = found
-    return dict(sorted(heads.items(), key=lambda item: round_key(item[0])))
+    for suite in sorted({suite_of(round_name) for round_name in heads}):
+        newest: str | None = max((r for r in heads if suite_of(r) == suite), key=round_order)
+        while newest is not None:
+            newest = next((candidate for candidate in next_round_names(newest) if candidate not in heads and probe(candidate)), None)
+    return dict(sorted(heads.items(), key=lambda item: round_order(item[0])))
 
 
 def unknown_round_problem(rounds: list[str], mirror: Path | None, remote_base: str, offline: bool, timeout_s: float = 60) -> str | None:

@@ -56,9 +56,9 @@ def resolve_source(spec: str, round_name: str | None = None) -> Source:
             kind = DIRECTORY
     found = round_name or round_from_name(location)
     if found is None:
-        raise SourceError(f"cannot tell the round from {spec!r}: name it training_results_vX.Y or pass --round vX.Y")
+        raise SourceError(f"cannot tell the round from {spec!r}: name it training_results_vX.Y (hpc_results_vX.Y) or pass --round vX.Y (hpc-vX.Y)")
     if not re.match(ROUND_PATTERN, found):
-        raise SourceError(f"not a round name (expected vX.Y): {found!r}")
+        raise SourceError(f"not a round name (expected vX.Y or hpc-vX.Y): {found!r}")
     return Source(spec, kind, found, location)
 
 

@@ -34,19 +34,19 @@ def find_source_version(spec: str, round_name: str | None = None, timeout_s: flo
 
 @task(name="list-rounds", timeout_seconds=900, cache_policy=NO_CACHE, retry_condition_fn=worth_retrying)
 def list_rounds(mirror: str | None, remote_base: str, known: list[str], timeout_s: float = 60) -> list[str]:
-    """Every round a source holds: each training_results_vX.Y of the mirror, else every round published at the
+    """Every round a source holds: each training_results_vX.Y and hpc_results_vX.Y of the mirror, else every round published at the
     remote, found from the rounds `known` on."""
     logger = run_logger()
     if mirror is not None:
         rounds = rounds_in_mirror(Path(mirror))
         if not rounds:
-            raise SourceError(f"{mirror} holds no training_results_vX.Y.tar.gz or training_results_vX.Y repository")
+            raise SourceError(f"{mirror} holds no training_results_vX.Y.tar.gz (hpc_results_vX.Y.tar.gz) or such a repository")
         logger.info("every round in the mirror %s: %s", mirror, " ".join(rounds))
         return rounds
     base = normalise_remote_base(remote_base)
     rounds = list(discover_rounds(base, known, timeout_s))
     if not rounds:
-        raise SourceError(f"no training_results_vX.Y repository found at {base}")
+        raise SourceError(f"no training_results_vX.Y or hpc_results_vX.Y repository found at {base}")
     logger.info("every round published at %s: %s", base, " ".join(rounds))
     return rounds
 
