@@ -56,6 +56,7 @@ EFFICIENCY_COLUMNS = [
     "accelerator_group",
     "accelerator_family_inferred",
     "accelerators",
+    "scale_unit",
     "number_of_nodes",
     "time_to_train_min",
     "time_to_train_min_low",
@@ -245,9 +246,23 @@ def _note() -> pl.Expr:
             .otherwise(None))
 
 
+def processors_where_no_accelerators(scores: pl.DataFrame) -> pl.DataFrame:
+    """MLPerf HPC's CPU-only systems (Fugaku's A64FX, Cori's Xeon Phi) scale by their processors: for them `accelerators`
+    becomes the host processor count their systems JSON states, the model their processor's, and `scale_unit` says
+    which is counted. Training's CPU-only rows stay out of the analysis, as they always were."""
+    if "host_processors" not in scores.columns:
+        return scores.with_columns(pl.lit("accelerators").alias("scale_unit"))
+    cpu_only = (pl.col("accelerators") == 0) & (pl.col("host_processors") > 0) & (pl.col("suite") == "hpc")
+    return scores.with_columns(
+        pl.when(cpu_only).then(pl.lit("processors")).otherwise(pl.lit("accelerators")).alias("scale_unit"),
+        pl.when(cpu_only).then(pl.col("host_processors")).otherwise(pl.col("accelerators")).alias("accelerators"),
+        pl.when(cpu_only).then(pl.col("host_processor_model_name")).otherwise(pl.col("accelerator_model_name")).alias("accelerator_model_name"),
+    )
+
+
 def efficiency_table(scores: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The `efficiency` rows and the excluded score rows, from `scores` rows of any rounds."""
-    usable, exclusions = select_usable(scores)
+    usable, exclusions = select_usable(processors_where_no_accelerators(scores))
     for column in ("energy_j", "time_to_train_min_low", "time_to_train_min_high", "global_batch_size", "samples_to_converge",
                    "epochs_to_converge"):
         if column not in usable.columns:

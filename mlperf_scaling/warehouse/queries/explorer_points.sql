@@ -24,6 +24,7 @@ left join analysis_exclusions x
     on x.round = s.round and x.benchmark in (s.benchmark, s.benchmark_canonical) and x.submitter = s.submitter and x.system = s.system
 left join result_context c
     on c.round = s.round and c.benchmark_canonical = s.benchmark_canonical and c.submitter = s.submitter and c.system = s.system
-left join score_files f on f.round = s.round and f.benchmark = s.benchmark and f.submitter = s.submitter and f.system = s.system
+left join score_files f
+    on f.round = s.round and f.benchmark = s.benchmark and f.submitter = s.submitter and f.system = s.system and f.scaling_mode = s.scaling_mode
 where s.time_to_train_min is not null and ($round is null or s.round = $round)
 order by s.round, s.benchmark_canonical, s.accelerators, s.time_to_train_min, s.submitter, s.system
