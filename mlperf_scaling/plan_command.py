@@ -15,6 +15,7 @@ from dataclasses import asdict
 import polars as pl
 from rich.console import Console
 
+from mlperf_scaling.rounds import round_title
 from mlperf_scaling.tasks.planning.calibration import LEVEL, coverage, load_calibration
 from mlperf_scaling.tasks.planning.group_planner import MEASURED, NoCandidate, Step, above_one_because
 from mlperf_scaling.tasks.planning.plan import Plan, PlanError, make_plan, select
@@ -388,7 +389,7 @@ def _at_text(plan: Plan, price: float | None) -> list[str]:
 
 def _print(plan: Plan, console: Console, price: float | None) -> None:
     s, r, p = plan.selection, plan.recommendation, plan.planner
-    console.print(f"[bold]{s.label}[/bold], {s.workload.split(' (')[0]}, on [bold]{s.accelerator_group}[/bold], MLPerf Training {s.round}"
+    console.print(f"[bold]{s.label}[/bold], {s.workload.split(' (')[0]}, on [bold]{s.accelerator_group}[/bold], {round_title(s.round)}"
                   + (f" ({s.why_round})" if s.why_round else ""))
     if s.why_group:
         console.print(f"Why {s.accelerator_group}: {s.why_group}.", markup=False)

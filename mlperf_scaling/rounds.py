@@ -90,3 +90,8 @@ def next_round_names(round_name: str) -> list[str]:
     major, minor = round_key(round_name)
     suite = suite_of(round_name)
     return [round_in_suite(suite, f"v{major}.{minor + 1}"), round_in_suite(suite, f"v{major + 1}.0")]
+
+
+def round_title(round_name: str) -> str:
+    """A round with its suite, as a title says it: `MLPerf Training v4.1`, `MLPerf HPC v3.0`."""
+    return f"MLPerf HPC {version_of(round_name)}" if suite_of(round_name) == HPC else f"MLPerf Training {round_name}"

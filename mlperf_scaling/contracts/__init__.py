@@ -23,6 +23,7 @@ from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.transfer_backtest import TransferBacktestSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
+from mlperf_scaling.contracts.weak_scaling import WeakScalingSchema
 from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
 
 # table -> contract; every table the pipeline loads is here
@@ -40,6 +41,7 @@ TABLE_CONTRACTS: dict[str, type[Contract]] = {
     "recommendations": RecommendationsSchema,
     "plan_backtest": PlanBacktestSchema,
     "result_context": ResultContextSchema,
+    "weak_scaling": WeakScalingSchema,
     "carried_over": CarriedOverSchema,
     "round_trends": RoundTrendsSchema,
     "software_gains": SoftwareGainsSchema,

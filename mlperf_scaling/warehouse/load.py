@@ -7,7 +7,8 @@ import polars as pl
 
 # Identifiers come from these fixed lists only; values are always bound parameters.
 ROUND_TABLES = ("systems", "runs", "scores", "energy", "rejections")
-ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fits", "recommendations", "plan_backtest", "result_context")
+ANALYSIS_TABLES = ("efficiency", "clusters", "analysis_exclusions", "scaling_fits", "recommendations", "plan_backtest", "result_context",
+                   "weak_scaling")
 
 
 def replace_round(connection: duckdb.DuckDBPyConnection, round_name: str, frames: dict[str, pl.DataFrame], ingestion: pl.DataFrame,

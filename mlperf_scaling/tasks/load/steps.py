@@ -22,7 +22,7 @@ from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.contracts.validate import split_valid_rows
 from mlperf_scaling.failures import ExpectedFailure
-from mlperf_scaling.rounds import round_from_name, round_order, suite_of
+from mlperf_scaling.rounds import round_from_name, round_order, round_title, suite_of
 from mlperf_scaling.runtime.run_context import in_run, run_logger
 from mlperf_scaling.tasks.load.changes import changes_markdown, score_changes
 from mlperf_scaling.tasks.load.outcome import RoundOutcome, ValidatedRound
@@ -174,7 +174,7 @@ def load_round(scored: ScoredRound, validated: ValidatedRound, warehouse: str, a
         logger.info("%s", said.splitlines()[2])
         if in_run():
             create_markdown_artifact(markdown=said, key=f"score-changes-{scored.source.round.replace('.', '-')}",
-                                     description=f"MLPerf Training {scored.source.round}: the scores the new version changed")
+                                     description=f"{round_title(scored.source.round)}: the scores the new version changed")
     outcome = RoundOutcome.from_ingestion(ingestion.row(0, named=True))
     logger.info(
         "loaded %s into %s: %d systems, %d runs (%d valid), %d scores (%d scored), %d rejections",

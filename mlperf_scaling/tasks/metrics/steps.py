@@ -24,6 +24,7 @@ from mlperf_scaling.contracts.scaling_fits import ScalingFitsSchema
 from mlperf_scaling.contracts.software_gains import SoftwareGainsSchema
 from mlperf_scaling.contracts.transfer_backtest import TransferBacktestSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
+from mlperf_scaling.contracts.weak_scaling import WeakScalingSchema
 from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
 from mlperf_scaling.runtime.dispatch import map_on_cores
 from mlperf_scaling.runtime.pools import PARSE
@@ -36,6 +37,7 @@ from mlperf_scaling.tasks.metrics.explain import explain_workload, explanation_t
 from mlperf_scaling.tasks.metrics.fits import FIT_SCHEMA, fit_table
 from mlperf_scaling.tasks.metrics.software_gains import software_gains
 from mlperf_scaling.tasks.metrics.trends import carried_over_groups, trend_table
+from mlperf_scaling.tasks.metrics.weak_scaling import weak_scaling_table
 from mlperf_scaling.warehouse.connection import open_writer
 from mlperf_scaling.warehouse.load import replace_round_analysis, replace_trends
 from mlperf_scaling.warehouse.read import read_queries
@@ -52,20 +54,21 @@ class RoundAnalysis:
     source: dict | None = None
     backtest: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(PlanBacktestSchema)))
     context: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(ResultContextSchema)))
+    weak: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=frame_schema(WeakScalingSchema)))  # MLPerf HPC only
 
     def frames(self) -> dict[str, pl.DataFrame]:
         return {"efficiency": self.efficiency, "clusters": self.clusters, "analysis_exclusions": self.exclusions,
                 "scaling_fits": self.fits, "recommendations": self.recommendations, "plan_backtest": self.backtest,
-                "result_context": self.context}
+                "result_context": self.context, "weak_scaling": self.weak}
 
 
 @task(name="compute-metrics", task_run_name=round_task_run_name("compute-metrics"), cache_policy=NO_CACHE)
 def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0.5) -> RoundAnalysis:
     """Efficiency, clusters, scaling fits, recommendations and exclusions of one round, from its `scores` rows, with the
     source it was loaded from: everything its publishing needs, handed on rather than read back."""
-    scores, sources, systems, energy = read_queries(warehouse, "round_scores", "round_sources", "round_systems", "round_energy",
-                                                    round=round_name)
-    if scores.height == 0:
+    scores, sources, systems, energy, weak = read_queries(warehouse, "round_scores", "round_sources", "round_systems", "round_energy",
+                                                          "round_weak_scores", round=round_name)
+    if scores.height == 0 and weak.height == 0:
         raise ValueError(f"no scores for {round_name} in {warehouse}: ingest the round first")
     scores, energy = by_workload(scores), by_workload(energy)  # one benchmark per workload and round
     efficiency, exclusions = efficiency_table(scores)
@@ -78,6 +81,7 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
         ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
         source=sources.to_dicts()[0] if sources.height else None,
         context=ResultContextSchema.validate(result_context(scores, systems, energy, efficiency), lazy=True),
+        weak=WeakScalingSchema.validate(weak_scaling_table(weak, efficiency), lazy=True),
     )
 
 
@@ -89,12 +93,12 @@ def write_round_analysis(warehouse: str, analysis: RoundAnalysis) -> None:
 
 @task(name="read-metrics", task_run_name=round_task_run_name("read-metrics"), cache_policy=NO_CACHE)
 def read_round_analysis(warehouse: str, round_name: str) -> RoundAnalysis:
-    efficiency, clusters, exclusions, fits, recommendations, sources, backtest, context = read_queries(
+    efficiency, clusters, exclusions, fits, recommendations, sources, backtest, context, weak = read_queries(
         warehouse, "round_efficiency", "round_clusters", "round_exclusions", "round_fits", "round_recommendations",
-        "round_sources", "round_backtest", "round_context", round=round_name,
+        "round_sources", "round_backtest", "round_context", "round_weak_scaling", round=round_name,
     )
     source = sources.to_dicts()[0] if sources.height else None
-    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source, backtest, context)
+    return RoundAnalysis(round_name, efficiency, clusters, exclusions, fits, recommendations, source, backtest, context, weak)
 
 
 @dataclass

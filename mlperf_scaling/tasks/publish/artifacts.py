@@ -12,6 +12,7 @@ import polars as pl
 from prefect.artifacts import create_image_artifact, create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from mlperf_scaling.contracts.enums import RulesCoverage
+from mlperf_scaling.rounds import round_title
 from mlperf_scaling.runtime.run_context import artifact_key
 from mlperf_scaling.tasks.load.outcome import RoundOutcome
 from mlperf_scaling.tasks.load.versions import RoundChange
@@ -51,7 +52,7 @@ def headline_benchmark(summary: pl.DataFrame, plots: dict[str, dict[str, list[Pa
 def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None,
                      recommendations: pl.DataFrame | None = None, embed_plots: bool = False, links: ReportLinks | None = None) -> str:
     lines = [
-        f"# MLPerf Training {round_name}: scaling summary",
+        f"# {round_title(round_name)}: scaling summary",
         "",
         f"_{NOTE}_",
         "",
@@ -135,19 +136,19 @@ def publish_artifacts(
     keys = []
     key = artifact_key("scaling-summary", round_name)
     create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations, embed_plots, links), key=key,
-                             description=f"MLPerf Training {round_name}: reference, fastest and most efficient systems per benchmark")
+                             description=f"{round_title(round_name)}: reference, fastest and most efficient systems per benchmark")
     keys.append(key)
     key = artifact_key("efficiency", round_name)
     columns = ["submitter", "system", "accelerator_group", "accelerators", "time_to_train_min",
                "efficiency", "throughput_part", "convergence_part", "paper_e_prime", "is_reference", "is_pareto"]
     rows = [{"workload": workload_label(row["benchmark"], round_name), **{c: row[c] for c in columns}}
             for row in efficiency.with_columns(pl.col(pl.Float64).round(4)).iter_rows(named=True)]
-    create_table_artifact(table=rows, key=key, description=f"MLPerf Training {round_name}: efficiency table (derived, not official)")
+    create_table_artifact(table=rows, key=key, description=f"{round_title(round_name)}: efficiency table (derived, not official)")
     keys.append(key)
     if report is not None and links is not None and (url := links.to(report)) is not None:
         key = artifact_key("report", round_name)
-        create_link_artifact(key=key, link=url, link_text=f"MLPerf Training {round_name}: report",
-                             description=f"MLPerf Training {round_name}: the report with every plot and table")
+        create_link_artifact(key=key, link=url, link_text=f"{round_title(round_name)}: report",
+                             description=f"{round_title(round_name)}: the report with every plot and table")
         keys.append(key)
     for benchmark, kind, image in _shown_images(round_name, summary, plots, embed_plots, links):
         key = artifact_key("plot", round_name, benchmark, kind)
@@ -166,7 +167,7 @@ def rejections_markdown(round_name: str, rejections: pl.DataFrame, examples: int
         .sort(["n", "stage", "reason"], descending=[True, False, False])
     )
     lines = [
-        f"# MLPerf Training {round_name}: {rejections.height} rejections",
+        f"# {round_title(round_name)}: {rejections.height} rejections",
         "",
         "Files and rows that could not be used, by stage and reason, with an example each (a list: paths are wider than "
         "the UI's pane). The warehouse table `rejections` has every one.",

@@ -23,6 +23,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
+from mlperf_scaling.rounds import round_title
 from mlperf_scaling.tasks.planning.calibration import Calibration  # noqa: E402
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label, wrapped_name  # noqa: E402, F401
 from mlperf_scaling.tasks.publish.plot_canvas import (  # matplotlib set up first
@@ -89,9 +90,9 @@ TITLE_CHARACTERS = 85  # about what a 9-inch figure holds on one line at 11 pt
 
 def title_text(round_name: str, benchmark: str, what: str, n_systems: int, characters: int = TITLE_CHARACTERS) -> str:
     """The title of a round's plot, on lines of about `characters` at most (what the figure holds at 11 pt)."""
-    where = f"MLPerf Training {round_name} · {workload_label(benchmark, round_name)}:"
+    where = f"{round_title(round_name)} · {workload_label(benchmark, round_name)}:"
     if len(where) > characters:  # the workload's long name on a line of its own too
-        where = f"MLPerf Training {round_name} ·\n{workload_label(benchmark, round_name)}:"
+        where = f"{round_title(round_name)} ·\n{workload_label(benchmark, round_name)}:"
     first = f"{where} {what}"
     if len(first.rsplit("\n", 1)[-1]) > characters:  # it would run past the figure's edges: what is shown goes on a line of its own
         first = f"{where}\n{what}"
@@ -104,7 +105,7 @@ def _title(ax, round_name: str, benchmark: str, what: str, n_systems: int) -> No
 
 
 def _footer_text(round_name: str) -> str:
-    return f"{NOTE} Source: MLPerf Training {round_name} results."
+    return f"{NOTE} Source: {round_title(round_name)} results."
 
 
 HALF_PAGE_TICKS = 7  # log2 ticks along a plot in half the page: "1,024" and "2,048" side by side at 10 pt need the room

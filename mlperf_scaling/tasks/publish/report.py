@@ -14,6 +14,7 @@ import polars as pl
 from markupsafe import Markup, escape
 
 from mlperf_scaling.reference.lookup import benchmark_name, canonical_benchmark
+from mlperf_scaling.rounds import round_label, round_title
 from mlperf_scaling.tasks.publish.labels import ALL_GROUPS, ALL_ROUNDS, FORMATS, MIN_ENERGY_POINTS, NOTE, PLOT_KINDS, workload_label
 
 _PLOT_CAPTIONS = {
@@ -115,6 +116,8 @@ def _templates() -> jinja2.Environment:
     environment.filters["cell"] = cell
     environment.filters["text_cell"] = text_cell
     environment.filters["present"] = present
+    environment.filters["round_title"] = round_title
+    environment.filters["round_label"] = round_label
     return environment
 
 

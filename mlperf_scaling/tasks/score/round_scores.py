@@ -24,8 +24,8 @@ from mlperf_scaling.contracts.runs import RunsSchema
 from mlperf_scaling.contracts.scores import ScoresSchema
 from mlperf_scaling.contracts.systems import SystemsSchema
 from mlperf_scaling.reference.lookup import published_result_id
-from mlperf_scaling.tasks.parse.config_match import ResultClues
 from mlperf_scaling.rounds import TRAINING, suite_of
+from mlperf_scaling.tasks.parse.config_match import ResultClues
 from mlperf_scaling.tasks.parse.layout import STRONG, WEAK
 from mlperf_scaling.tasks.parse.read import GroupKey, ParsedRun, RoundFacts
 from mlperf_scaling.tasks.parse.run_config import RunConfiguration, run_configuration
