@@ -254,8 +254,10 @@ def render_index(
     fits: pl.DataFrame | None = None,
     recommendations: pl.DataFrame | None = None,
     backtest: pl.DataFrame | None = None,
+    weak: pl.DataFrame | None = None,
 ) -> str:
-    """The round's page: the recommendation table first, then one section per benchmark, plots and tables."""
+    """The round's page: the recommendation table first, then one section per benchmark, plots and tables; for an MLPerf
+    HPC round, its weak-scaling results after the answer."""
     joined = efficiency.join(clusters.select("benchmark", "submitter", "system", "cluster", "k", "silhouette"),
                              on=["benchmark", "submitter", "system"], how="left")
     sections = []
@@ -292,7 +294,20 @@ def render_index(
         exclusions=excluded, exclusion_columns=_EXCLUSION_COLUMNS, unscored=unscored_workloads(round_name, summary, exclusions), answers=answers, single=single,
         answer_columns=_RECOMMENDATION_COLUMNS, single_columns=_SINGLE_COLUMNS, threshold=threshold,
         coverage=coverage_sentence(backtest, "In this round's backtest"),
+        weak=weak.to_dicts() if weak is not None else [], weak_columns=_WEAK_COLUMNS,
     )
+
+
+# The weak-scaling table of an HPC round page: official figures first, then what they mean per model
+_WEAK_COLUMNS = [
+    ("benchmark", "workload"), ("system", "system"), ("accelerator_group", "accelerator group"), ("scale_unit", "counts"),
+    ("number_of_models", "models (official)"), ("instance_scale", "instance scale (official)"),
+    ("time_to_train_all_min", "time to train all (min, official)"), ("models_per_minute", "models / min"),
+    ("effective_instance_scale", "per instance"), ("mean_instance_min", "instance mean (min)"),
+    ("straggler_efficiency", "straggler eff."), ("sharing_efficiency", "sharing eff."),
+    ("unit_hours_per_model", "hours per model"), ("strong_best_unit_hours", "strong: fewest hours"),
+    ("weak_saves_pct", "saves (%)"),
+]
 
 
 def unscored_workloads(round_name: str, summary: pl.DataFrame, exclusions: pl.DataFrame) -> list[str]:
@@ -351,7 +366,8 @@ def answer_rows(answers: list[dict]) -> list[dict]:
     return rows
 
 
-def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set[str], backtest: pl.DataFrame | None = None) -> str:
+def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set[str], backtest: pl.DataFrame | None = None,
+                      weak: pl.DataFrame | None = None) -> str:
     """reports/index.html: every round (linked where its page exists), the trends page, the CSVs, and the recommendation
     per workload and accelerator group from the round that measured it best."""
     round_rows = []
@@ -367,6 +383,8 @@ def render_site_index(rounds: pl.DataFrame, latest: pl.DataFrame, published: set
     return _templates().get_template("index.html.j2").render(
         rounds=round_rows, round_columns=_ROUND_COLUMNS, latest=answer_rows(answers), note=NOTE,
         coverage=coverage_sentence(backtest, "Over every round's backtest"),
+        weak=[{**row, "round_href": f"{row['round']}/index.html#weak-scaling" if row["round"] in published else None}
+              for row in (weak.to_dicts() if weak is not None else [])],
     )
 
 

@@ -111,11 +111,13 @@ def draw_why_plots(context: pl.DataFrame, folder: Path, formats: tuple[str, ...]
 def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], reports: str) -> Path:
     folder = Path(reports) / analysis.round
     summary = summarize_benchmarks(analysis.efficiency)
-    write_tables(folder, {"recommendations": analysis.recommendations, "efficiency": analysis.efficiency, "clusters": analysis.clusters,
-                          "exclusions": analysis.exclusions, "scaling_fits": analysis.fits, "summary": summary,
-                          "plan_backtest": analysis.backtest})
+    tables = {"recommendations": analysis.recommendations, "efficiency": analysis.efficiency, "clusters": analysis.clusters,
+              "exclusions": analysis.exclusions, "scaling_fits": analysis.fits, "summary": summary, "plan_backtest": analysis.backtest}
+    if analysis.weak.height:  # MLPerf HPC weak scaling; a Training round has none, and its folder keeps its files
+        tables["weak_scaling"] = analysis.weak
+    write_tables(folder, tables)
     page = render_index(analysis.round, summary, analysis.efficiency, analysis.clusters, analysis.exclusions, plots,
-                        analysis.source, analysis.fits, analysis.recommendations, analysis.backtest)
+                        analysis.source, analysis.fits, analysis.recommendations, analysis.backtest, analysis.weak)
     return write_index(folder, page)
 
 
@@ -149,13 +151,13 @@ def publish_trends(trends: Trends, reports: str, formats: tuple[str, ...] = DEFA
 def publish_site_index(warehouse: str, reports: str, reports_url: str | None = None) -> Path:
     """reports/index.html and best_recommendations.csv: every round, the trends page, the answer per group from the
     round that measured it best; where the reports are served, a link artifact to it, the page to open first."""
-    rounds, best, backtest = read_queries(warehouse, "round_overview", "best_recommendations", "all_backtest")
+    rounds, best, backtest, weak = read_queries(warehouse, "round_overview", "best_recommendations", "all_backtest", "best_weak_scaling")
     folder = Path(reports)
     published = {r for r in rounds["round"].to_list() if (folder / r / "index.html").is_file()}
     write_tables(folder, {"best_recommendations": best})
-    page = write_index(folder, render_site_index(rounds, best, published, backtest))
+    page = write_index(folder, render_site_index(rounds, best, published, backtest, weak))
     if (links := ReportLinks.served(reports_url, reports)) is not None and (url := links.to(page)) is not None:
-        create_link_artifact(key="reports", link=url, link_text="MLPerf Training: every report (the answer per workload first)",
+        create_link_artifact(key="reports", link=url, link_text="MLPerf Training and HPC: every report (the answer per workload first)",
                              description="The front page: the answer per workload, and a link to every round's report, the trends and the explorer")
     return page
 

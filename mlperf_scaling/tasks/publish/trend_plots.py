@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from mlperf_scaling.reference.lookup import canonical_benchmark  # noqa: E402
-from mlperf_scaling.rounds import sorted_rounds  # noqa: E402
+from mlperf_scaling.rounds import sorted_rounds, suite_of  # noqa: E402
 from mlperf_scaling.tasks.publish.labels import DEFAULT_FORMATS, NOTE  # noqa: E402
 from mlperf_scaling.tasks.publish.plot_canvas import SMALLEST_PT, fit_layout, log2_axis, plain_log_axis, save_figure, scaffold  # noqa: E402
 
@@ -42,7 +42,9 @@ def plot_trends(trends: pl.DataFrame, folder: Path, all_rounds: list[str] | None
 
     folder.mkdir(parents=True, exist_ok=True)
     rounds = all_rounds or trends.select("round", "round_order").unique().sort("round_order")["round"].to_list()
-    calls = [(str(workload), group, folder, rounds, formats) for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True)]
+    # a workload's axis holds its own suite's rounds only: Training's v0.7 and HPC's hpc-v0.7 are different rounds
+    calls = [(str(workload), group, folder, [r for r in rounds if suite_of(r) == suite_of(group["round"][0])], formats)
+             for (workload,), group in trends.group_by(["benchmark_canonical"], maintain_order=True)]
     return dict(zip([call[0] for call in calls], map_on_cores(plot_trend, calls, DRAW, writes_into=2), strict=True))
 
 
