@@ -15,7 +15,7 @@ from dataclasses import asdict
 import polars as pl
 from rich.console import Console
 
-from mlperf_scaling.rounds import round_title
+from mlperf_scaling.rounds import HPC, round_title, suite_of
 from mlperf_scaling.tasks.planning.calibration import LEVEL, coverage, load_calibration
 from mlperf_scaling.tasks.planning.group_planner import MEASURED, NoCandidate, Step, above_one_because
 from mlperf_scaling.tasks.planning.plan import Plan, PlanError, make_plan, select
@@ -50,14 +50,19 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
     if args.global_batch is not None and args.accelerators is None:
         return _fail("--global-batch: with --accelerators N (the prediction it is for)")
     try:
-        efficiency, backtest, presence = read_queries(args.warehouse, "all_efficiency", "all_backtest", "workload_presence")
+        efficiency, backtest, presence, weak = read_queries(args.warehouse, "all_efficiency", "all_backtest", "workload_presence",
+                                                            "all_weak_scaling")
         selection = select(efficiency, args.benchmark, args.accelerator, args.round_name, among=args.round_names, presence=presence)
         plan = make_plan(selection, args.threshold, deadline, args.max_accelerators, args.accelerators, args.global_batch,
                          coverage(backtest), load_calibration().with_backtest(backtest))
     except (WarehouseMissing, PlanError, NoCandidate) as exc:
         return _fail(str(exc))
+    weak = weak.filter((pl.col("benchmark_canonical") == plan.selection.canonical)
+                       & (pl.col("accelerator_group") == plan.selection.accelerator_group))
     if args.output_format == "table":
         _print(plan, console, args.price_per_accelerator_hour)
+        for row in weak.iter_rows(named=True):  # MLPerf HPC: the same model trained many times at once
+            console.print(f"[bold]Weak scaling[/bold] (many models at once, MLPerf HPC): {row['sentence']}", markup=True, highlight=False)
     elif args.output_format == "csv":
         sys.stdout.write(tidy_frame(plan_rows(plan, args.price_per_accelerator_hour)).write_csv())
     else:
@@ -389,7 +394,8 @@ def _at_text(plan: Plan, price: float | None) -> list[str]:
 
 def _print(plan: Plan, console: Console, price: float | None) -> None:
     s, r, p = plan.selection, plan.recommendation, plan.planner
-    console.print(f"[bold]{s.label}[/bold], {s.workload.split(' (')[0]}, on [bold]{s.accelerator_group}[/bold], {round_title(s.round)}"
+    strong = " strong scaling (one model to its target)" if suite_of(s.round) == HPC else ""
+    console.print(f"[bold]{s.label}[/bold], {s.workload.split(' (')[0]}, on [bold]{s.accelerator_group}[/bold], {round_title(s.round)}{strong}"
                   + (f" ({s.why_round})" if s.why_round else ""))
     if s.why_group:
         console.print(f"Why {s.accelerator_group}: {s.why_group}.", markup=False)

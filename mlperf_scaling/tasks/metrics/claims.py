@@ -18,7 +18,7 @@ from scipy.stats import spearmanr
 
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.paper_claims import PaperClaimsSchema
-from mlperf_scaling.rounds import round_key
+from mlperf_scaling.rounds import round_order
 from mlperf_scaling.tasks.metrics.paper_table import PAPER_ROUND, PAPER_TABLE_I, compare, two_decimals_agree
 
 CORTES = "arXiv 2509.03263 (Cortes, Juiz, Bermejo)"
@@ -272,6 +272,6 @@ def workload_ranking(fits: pl.DataFrame) -> pl.DataFrame:
               .agg(pl.col("p").median().alias("parallel_fraction"), pl.col("knee_threshold").median().alias("knee_accelerators"),
                    pl.len().alias("groups"))
               .with_columns(pl.col("parallel_fraction").rank("ordinal", descending=True).over("round").cast(pl.Int64).alias("rank")))
-    order = sorted(ranked["round"].unique().to_list(), key=round_key)
+    order = sorted(ranked["round"].unique().to_list(), key=round_order)
     return ranked.with_columns(pl.col("round").replace_strict({r: i for i, r in enumerate(order)}, return_dtype=pl.Int64).alias("_order")) \
         .sort("_order", "rank").drop("_order")

@@ -26,7 +26,7 @@ from sklearn.preprocessing import StandardScaler
 
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.explanations import ExplanationsSchema
-from mlperf_scaling.rounds import round_key
+from mlperf_scaling.rounds import round_order
 
 BASE = ["log2_accelerators", "round_order"]
 NUMERIC = {
@@ -48,7 +48,7 @@ MIN_KNOWN = 0.3  # a covariate known for fewer results than this says too little
 
 
 def _features(context: pl.DataFrame) -> pl.DataFrame:
-    order = {name: i for i, name in enumerate(sorted(context["round"].unique().to_list(), key=round_key))}
+    order = {name: i for i, name in enumerate(sorted(context["round"].unique().to_list(), key=round_order))}
     log2 = lambda column: pl.when(pl.col(column) > 0).then(pl.col(column).log(2)).otherwise(None)  # noqa: E731
     return context.with_columns(
         (pl.col("time_to_train_min") * pl.col("accelerators")).log().alias("log_accelerator_minutes"),
@@ -194,7 +194,7 @@ def explain_workload(workload: str, group: pl.DataFrame) -> list[dict]:
     matrix, columns = _design(group, BASE + numeric, categorical)
     fitted = ridge(_imputed(matrix, np.arange(len(target))), target)
     coefficients = dict(zip(columns, fitted.coef[: len(columns)], strict=True))
-    rounds = sorted(group["round"].unique().to_list(), key=round_key)
+    rounds = sorted(group["round"].unique().to_list(), key=round_order)
     common = {"workload": workload, "rounds": f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else rounds[0],
               "n_results": group.height, "n_submitters": submitters, "folds": folds, "cv_r2_n_only": base_r2, "cv_r2_full": full_r2}
     rows = []

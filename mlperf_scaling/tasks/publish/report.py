@@ -79,6 +79,8 @@ def cell(value: Any, key: str = "") -> str:
         return "yes" if value else ""
     if isinstance(value, float) and _WHOLE.match(key) and math.isfinite(value):
         return f"{round(value):,}"
+    if isinstance(value, float) and key == "effective_instance_scale" and math.isfinite(value):  # a share of a machine
+        return f"{value:,.0f}" if value.is_integer() else f"{value:,.1f}"
     if isinstance(value, float):
         return f"{value:,.3f}" if abs(value) < 1000 else f"{value:,.1f}"
     if isinstance(value, int):
