@@ -52,7 +52,9 @@ SHARED_MLPERF = Path(os.environ.get("MLPERF_SHARED", PROJECT.parent / "shared" /
 ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
 OFFICIAL_ROUNDS = ("v0.7", "v1.0", "v2.1", "v3.1", "v4.0", "v4.1", "v5.1")
 HPC_ROUNDS = ("hpc-v0.7", "hpc-v2.0", "hpc-v3.0")
-HPC_OFFICIAL_ROUNDS = ("hpc-v2.0", "hpc-v3.0")  # v0.7 predates the HPC rulesets: no official summarizer output
+# v0.7 predates the HPC rulesets: no official summarizer output. Another round (e.g. hpc-v1.0, with its archive and
+# official_hpc_{strong,weak}_v1.0.csv under MLPERF_SHARED) is checked by naming it: MLPERF_HPC_OFFICIAL_ROUNDS="hpc-v1.0"
+HPC_OFFICIAL_ROUNDS = tuple(os.environ.get("MLPERF_HPC_OFFICIAL_ROUNDS", "hpc-v2.0 hpc-v3.0").split())
 
 
 def archive(round_name: str) -> Path:

@@ -43,7 +43,7 @@ def state(warehouse: Path) -> dict[str, tuple]:
     [
         (["ingest", "{tmp}/absent.tar.gz"], "source not found: {tmp}/absent.tar.gz"),
         (["ingest", "{tmp}/empty", "--round", "v4.1"], "source {tmp}/empty is an empty folder: nothing to ingest"),
-        (["ingest", "{tmp}/empty"], "cannot tell the round from '{tmp}/empty': name it training_results_vX.Y or pass --round vX.Y"),
+        (["ingest", "{tmp}/empty"], "cannot tell the round from '{tmp}/empty': name it training_results_vX.Y (hpc_results_vX.Y) or pass --round vX.Y (hpc-vX.Y)"),
         (["ingest", "{tmp}/noise.bin"], "a file source must be a .tar.gz archive: {tmp}/noise.bin"),
         (["ingest", "{tmp}/training_results_v4.1.tar.gz"], "source {tmp}/training_results_v4.1.tar.gz is an empty file: nothing to ingest"),
         (["ingest", "{tmp}/loop", "--round", "v4.1"], "source not found: {tmp}/loop"),
@@ -56,7 +56,7 @@ def state(warehouse: Path) -> dict[str, tuple]:
         (["run", "--mirror", "{tmp}", "--rounds", "v4.1", "v9.9", "--remote-base", "{tmp}/empty"],
          "no round v9.9: not in the mirror {tmp} (it holds v4.1) nor at file://{tmp}/empty/ (training_results_v9.9 is not there)"),
         (["watch", "--remote-base", "{tmp}/nowhere"], "--remote-base {tmp}/nowhere: no such folder (a URL prefix such as "
-         "https://github.com/mlcommons/, or a folder of training_results_vX.Y repositories)"),
+         "https://github.com/mlcommons/, or a folder of training_results_vX.Y and hpc_results_vX.Y repositories)"),
         (["export", "{tmp}/noise.bin/tables"], "DIR {tmp}/noise.bin/tables cannot be made: {tmp}/noise.bin is a file, where a folder must be"),
         (["plan", "bert", "--warehouse", "{tmp}/noise.bin"],
          "--warehouse {tmp}/noise.bin is not a DuckDB database file (an mlperf-scaling warehouse is one): give another path"),

@@ -212,9 +212,9 @@ def test_run_with_no_rounds_loads_every_round_and_says_when_the_rules_are_older(
 @pytest.mark.parametrize(
     ("argv", "environment", "message"),
     [
-        (["run", "--rounds", "4.x"], {}, "mlperf-scaling: rounds: not a round name (expected vX.Y or X.Y, e.g. v4.1): '4.x' (MLPERF_ROUNDS or --rounds)"),
+        (["run", "--rounds", "4.x"], {}, "mlperf-scaling: rounds: not a round name (expected vX.Y, X.Y or hpc-vX.Y, e.g. v4.1 or hpc-v3.0): '4.x' (MLPERF_ROUNDS or --rounds)"),
         (["run", "--mirror", "{tmp}/no-mirror"], {}, "mlperf-scaling: mirror: no such folder: '{tmp}/no-mirror' (MLPERF_MIRROR or --mirror)"),
-        (["analyze", "--round", "nine"], {}, "mlperf-scaling: --round: not a round name (expected vX.Y or X.Y, e.g. v4.1): 'nine'"),
+        (["analyze", "--round", "nine"], {}, "mlperf-scaling: --round: not a round name (expected vX.Y, X.Y or hpc-vX.Y, e.g. v4.1 or hpc-v3.0): 'nine'"),
         (["analyze", "--round", "4.1"], {}, "mlperf-scaling: no warehouse at {tmp}/w.duckdb: run `mlperf-scaling run` (or `ingest`) first"),
         (["analyze", "--round", "v4.1"], {}, "mlperf-scaling: no warehouse at {tmp}/w.duckdb: run `mlperf-scaling run` (or `ingest`) first"),
         (["trends"], {}, "mlperf-scaling: no warehouse at {tmp}/w.duckdb: run `mlperf-scaling run` (or `ingest`) first"),

@@ -14,13 +14,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mlperf_scaling.reference.lookup import analysis_folder, benchmark_name, canonical_benchmark, workload_names, workloads_named
-from mlperf_scaling.rounds import round_key
+from mlperf_scaling.rounds import round_in_suite, round_order, suite_of
 from mlperf_scaling.tasks.metrics.efficiency import by_workload, efficiency_table
 from mlperf_scaling.tasks.planning.plan import PlanError, resolve_workload
 
 ROWS = list(csv.DictReader(resources.files("mlperf_scaling.reference").joinpath("benchmarks.tsv").read_text().splitlines(), delimiter="\t"))
 CANONICAL = sorted({row["canonical_name"] for row in ROWS})
 ROUNDS = [f"v{major}.{minor}" for major in range(7) for minor in range(2)]
+HPC_ROUNDS = [round_in_suite("hpc", name) for name in ROUNDS]
 
 
 def test_every_workload_has_one_label_and_no_two_share_one():
@@ -28,15 +29,16 @@ def test_every_workload_has_one_label_and_no_two_share_one():
     assert len(set(labels.values())) == len(labels)
     assert labels["ssd_resnet34"] == "SSD-ResNet34" and labels["retinanet"] == "RetinaNet"
     assert labels["bert"] == "BERT-large (bert)" and labels["dlrm_dcnv2"] == "DLRM DCNv2" and labels["maskrcnn"] == "Mask R-CNN"
+    assert labels["cosmoflow"] == "CosmoFlow" and labels["oc20"] == "OpenCatalyst DimeNet++ (oc20)"  # MLPerf HPC
     # a label names no folder: the folder ssd is in neither detection label
     assert all(not re.search(r"\((ssd|gnn|mask)\)", label) for label in labels.values())
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r['benchmark']}@{r['first_round']}" for r in ROWS])
 def test_a_folder_in_any_of_its_rounds_is_labelled_as_its_workload(row):
-    first = round_key(row["first_round"])
-    for round_name in ROUNDS:
-        if round_key(round_name) < first or (row["last_round"] and round_key(round_name) > round_key(row["last_round"])):
+    first = round_order(row["first_round"])
+    for round_name in HPC_ROUNDS if suite_of(row["first_round"]) == "hpc" else ROUNDS:
+        if round_order(round_name) < first or (row["last_round"] and round_order(round_name) > round_order(row["last_round"])):
             continue
         name = benchmark_name(row["benchmark"], round_name)
         assert name.canonical_name == row["canonical_name"]
@@ -68,7 +70,7 @@ def test_ssd_names_two_workloads_and_a_round_says_which():
     assert resolve_workload(efficiency.filter(pl.col("benchmark_canonical") == "retinanet"), "ssd") == "retinanet"
 
 
-@given(folder=st.sampled_from(sorted({row["benchmark"] for row in ROWS}) + ["not_listed"]), round_name=st.sampled_from(ROUNDS))
+@given(folder=st.sampled_from(sorted({row["benchmark"] for row in ROWS}) + ["not_listed"]), round_name=st.sampled_from(ROUNDS + HPC_ROUNDS))
 def test_the_folder_a_workload_is_analysed_under_is_of_the_same_workload(folder, round_name):
     analysed = analysis_folder(folder, round_name)
     assert benchmark_name(analysed, round_name).canonical_name == benchmark_name(folder, round_name).canonical_name

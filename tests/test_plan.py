@@ -422,7 +422,7 @@ def test_plan_command(v41_warehouse, tmp_path, capsys):
     assert main(["plan", "bert", "--warehouse", str(tmp_path / "absent.duckdb")]) == 2
     assert "no warehouse at" in capsys.readouterr().err
     assert main(["plan", "bert", "--round", "four", "--warehouse", str(warehouse)]) == 2
-    assert "not a round name (expected vX.Y or X.Y, e.g. v4.1): 'four'" in capsys.readouterr().err
+    assert "not a round name (expected vX.Y, X.Y or hpc-vX.Y, e.g. v4.1 or hpc-v3.0): 'four'" in capsys.readouterr().err
 
 
 def test_plan_as_json_says_what_is_measured_and_what_predicted(v41_warehouse, capsys):

@@ -245,6 +245,6 @@ def test_describe_says_what_each_column_means(v41_warehouse):
     (described,) = run_queries(v41_warehouse, "describe scores")
     comments = dict(zip(described["column_name"], described["comment"], strict=True))
     # the contracts' descriptions, kept by DuckDB as column comments and shown only by duckdb_columns() before
-    assert comments["round"] == "MLPerf round, e.g. v4.1" and "config file" in comments["precision_source"]
+    assert comments["round"] == "MLPerf round, e.g. v4.1 (Training) or hpc-v3.0 (HPC)" and "config file" in comments["precision_source"]
     (plain,) = run_queries(v41_warehouse, "select 1 as column_name")
     assert plain.columns == ["column_name"]

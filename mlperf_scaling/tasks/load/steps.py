@@ -40,7 +40,7 @@ from mlperf_scaling.warehouse.read import read_query
 CONTRACTS = {
     "systems": (SystemsSchema, ["submitter", "system"]),
     "runs": (RunsSchema, ["path"]),
-    "scores": (ScoresSchema, ["submitter", "system", "benchmark"]),
+    "scores": (ScoresSchema, ["submitter", "system", "benchmark", "scaling_mode"]),
     "energy": (EnergySchema, ["submitter", "system", "benchmark", "file_name"]),
 }
 
