@@ -44,11 +44,11 @@ _ROUND_SOURCE = re.compile(r"^(?:training|hpc)_results_v\d+\.\d+(\.tar\.gz)?$")
 def rounds_in_mirror(mirror: Path) -> list[str]:
     """Every round a mirror folder holds, as training_results_vX.Y.tar.gz (hpc_results_vX.Y.tar.gz) or such a
     repository: Training rounds first, then HPC's (`hpc-vX.Y`)."""
-    found = set()
+    found: set[str] = set()
     for entry in mirror.iterdir():
         match = _ROUND_SOURCE.match(entry.name)
-        if match and (entry.is_file() if match.group(1) else entry.is_dir()):
-            found.add(round_from_name(entry.name))
+        if match and (entry.is_file() if match.group(1) else entry.is_dir()) and (named := round_from_name(entry.name)) is not None:
+            found.add(named)
     return sorted(found, key=round_order)
 
 
