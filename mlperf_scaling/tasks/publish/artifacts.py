@@ -50,7 +50,8 @@ def headline_benchmark(summary: pl.DataFrame, plots: dict[str, dict[str, list[Pa
 
 
 def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, dict[str, list[Path]]], report: Path | None,
-                     recommendations: pl.DataFrame | None = None, embed_plots: bool = False, links: ReportLinks | None = None) -> str:
+                     recommendations: pl.DataFrame | None = None, embed_plots: bool = False, links: ReportLinks | None = None,
+                     weak: pl.DataFrame | None = None) -> str:
     lines = [
         f"# {round_title(round_name)}: scaling summary",
         "",
@@ -64,7 +65,11 @@ def summary_markdown(round_name: str, summary: pl.DataFrame, plots: dict[str, di
         lines += ["## How many accelerators?", ""]
         lines += [f"- **{workload_label(r['benchmark'], round_name)}** on {r['accelerator_group']}: {r['sentence']}"
                   for r in scaled.iter_rows(named=True)]
-        lines += ["", "## Per benchmark", ""]
+        lines.append("")
+    if weak is not None and weak.height:  # MLPerf HPC: many models at once
+        lines += ["## Weak scaling: many models at once", "", *(f"- {r['sentence']}" for r in weak.iter_rows(named=True)), ""]
+    if (scaled is not None and scaled.height) or (weak is not None and weak.height):
+        lines += ["## Per benchmark", ""]
     for row in summary.iter_rows(named=True):
         best = (
             f" Most efficient scale-out within its group: {row['best_scale_out_system']} ({row['best_scale_out_accelerators']} "
@@ -130,12 +135,13 @@ def publish_artifacts(
     recommendations: pl.DataFrame | None = None,
     embed_plots: bool = False,
     links: ReportLinks | None = None,
+    weak: pl.DataFrame | None = None,
 ) -> list[str]:
     """Create the round's artifacts (inside a flow or task run) and return their keys: the summary, the efficiency
     table, a link to the served report, and the plots `_shown_images` picks as images."""
     keys = []
     key = artifact_key("scaling-summary", round_name)
-    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations, embed_plots, links), key=key,
+    create_markdown_artifact(markdown=summary_markdown(round_name, summary, plots, report, recommendations, embed_plots, links, weak), key=key,
                              description=f"{round_title(round_name)}: reference, fastest and most efficient systems per benchmark")
     keys.append(key)
     key = artifact_key("efficiency", round_name)

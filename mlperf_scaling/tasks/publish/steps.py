@@ -124,7 +124,7 @@ def write_round_report(analysis: RoundAnalysis, plots: dict[str, dict[str, list[
 def publish_round_artifacts(analysis: RoundAnalysis, plots: dict[str, dict[str, list[Path]]], report: Path, embed_plots: bool = False,
                             links: ReportLinks | None = None) -> list[str]:
     return publish_artifacts(analysis.round, summarize_benchmarks(analysis.efficiency), analysis.efficiency, plots, report,
-                             analysis.recommendations, embed_plots, links)
+                             analysis.recommendations, embed_plots, links, analysis.weak)
 
 
 @task(name="publish-trends", cache_policy=NO_CACHE)
