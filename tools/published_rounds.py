@@ -4,6 +4,12 @@ are not in ../shared/mlperf (docs/scoring.md, "Every round against its published
     python tools/published_rounds.py archive  GIT_DIR ROUND OUT_DIR      # training_results_vX.Y.tar.gz, systems/ and results/ only
     python tools/published_rounds.py official LOGGING_GIT_DIR ARCHIVE OUT_CSV   # the summarizer of publication day
     python tools/published_rounds.py compare  ARCHIVE OFFICIAL_CSV       # ours against it; exit 1 on any difference
+    python tools/published_rounds.py official-hpc ARCHIVE OUT_DIR        # MLPerf HPC: official_hpc_{strong,weak}_vX.Y.csv
+
+MLPerf HPC: `archive GIT_DIR hpc-v1.0 OUT_DIR` builds hpc_results_v1.0.tar.gz; `official-hpc` runs the pinned
+mlperf-logging's summarizer (the HPC rules have not changed since their rounds were published) over each package; then
+`MLPERF_SHARED=DIR MLPERF_HPC_OFFICIAL_ROUNDS=hpc-v1.0 pytest tests/test_hpc_conformance.py -k official -n0`, with the
+archive in DIR and the two CSVs in DIR/official, compares every cell (docs/hpc.md, "Conformance").
 
 GIT_DIR is a clone (bare or not) of mlcommons/training_results_vX.Y, LOGGING_GIT_DIR one of mlcommons/logging with
 its history. The archive is built like the shipped ones; blobs the clone lacks are listed in OUT_DIR/MISSING.txt. The
@@ -31,7 +37,10 @@ SUMMARIZER_PACKAGES = ["pandas", "numpy", "pyyaml", "scipy"]
 
 
 def build_archive(git_dir: str, round_name: str, out_dir: str) -> None:
-    prefix = f"training_results_{round_name}"
+    from mlperf_scaling.rounds import normal_round, repository_name
+
+    round_name = normal_round(round_name)
+    prefix = repository_name(round_name)
     listing = subprocess.run(["git", "-C", git_dir, "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True).stdout
     wanted = []
     for entry in filter(None, listing.split(b"\0")):
@@ -84,6 +93,28 @@ def run_official(logging_dir: str, archive: str, out_csv: str) -> None:
                    str(TOOLS / "official_summarizer.py"), f"{work}/training_results_{round_name}", round_name, publication.ruleset, out_csv]
         print(f"{round_name}: the summarizer of {publication.published} (mlcommons/logging@{publication.logging_commit[:7]})", flush=True)
         subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": work})
+
+
+def run_official_hpc(archive: str, out_dir: str) -> None:
+    import importlib.metadata
+
+    from mlperf_scaling.rounds import round_from_name, version_of
+    from mlperf_scaling.tasks.score.rules import rules_for_round, ruleset_version
+
+    round_name = round_from_name(archive)
+    if round_name is None or not round_name.startswith("hpc-"):
+        sys.exit(f"{archive}: not an hpc_results_vX.Y archive")
+    ruleset = ruleset_version(rules_for_round(round_name).ruleset)
+    with tempfile.TemporaryDirectory() as work:
+        with tarfile.open(archive) as source:
+            source.extractall(work, filter="data")
+        uv = [shutil.which("uv")] if shutil.which("uv") else ["python3", "-m", "uv"]
+        pinned = f"mlperf-logging=={importlib.metadata.version('mlperf-logging')}"
+        command = [*uv, "run", "--no-project", "--quiet", *(f"--with={package}" for package in [*SUMMARIZER_PACKAGES, pinned]), "python",
+                   str(TOOLS / "official_hpc_summarizer.py"), f"{work}/hpc_results_{version_of(round_name)}", ruleset, out_dir,
+                   version_of(round_name)]
+        print(f"{round_name}: the summarizer of {pinned}, ruleset hpc {ruleset}", flush=True)
+        subprocess.run(command, check=True)
 
 
 def compare(archive: str, official_csv: str) -> int:
@@ -141,6 +172,9 @@ def main() -> int:
     official.add_argument("logging_dir")
     official.add_argument("archive")
     official.add_argument("out_csv")
+    official_hpc = commands.add_parser("official-hpc")
+    official_hpc.add_argument("archive")
+    official_hpc.add_argument("out_dir")
     against = commands.add_parser("compare")
     against.add_argument("archive")
     against.add_argument("official_csv")
@@ -149,6 +183,8 @@ def main() -> int:
         build_archive(args.git_dir, args.round, args.out_dir)
     elif args.command == "official":
         run_official(args.logging_dir, args.archive, args.out_csv)
+    elif args.command == "official-hpc":
+        run_official_hpc(args.archive, args.out_dir)
     else:
         return compare(args.archive, args.official_csv)
     return 0
