@@ -399,6 +399,9 @@ def _print(plan: Plan, console: Console, price: float | None) -> None:
                   + (f" ({s.why_round})" if s.why_round else ""))
     if s.why_group:
         console.print(f"Why {s.accelerator_group}: {s.why_group}.", markup=False)
+    if "scale_unit" in s.rows.columns and (s.rows["scale_unit"] == "processors").any():  # MLPerf HPC's CPU-only machines
+        console.print(f"{s.accelerator_group} is a CPU, not an accelerator: N counts its processors (host processors x nodes, as the "
+                      "systems JSON states them), and accelerator-hours here are processor-hours.")
     if s.other_groups:
         console.print(f"Other comparable groups in {s.round}: {', '.join(s.other_groups)} (--accelerator)")
     console.print(f"Times are official scores; runs min-max is the fastest and slowest valid run. Efficiency, in every table here: the best "

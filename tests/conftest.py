@@ -209,9 +209,11 @@ def shipped_warehouse(prefect_isolated) -> Path:
     with made_once(warehouse) as missing:
         if missing:
             part = RUN_SHARED / "shipped.part.duckdb"
-            for round_name in ROUNDS:
+            from mlperf_scaling.rounds import repository_name
+
+            for round_name in (*ROUNDS, *HPC_ROUNDS):
                 data, provenance = read_shipped_round(round_name)
-                source = Source(f"training_results_{round_name}.tar.gz", "archive", round_name, "/dev/null")
+                source = Source(f"{repository_name(round_name)}.tar.gz", "archive", round_name, "/dev/null")
                 result = ScoredRound(source, provenance, data, dt.datetime(2026, 1, 1))
                 load_round.fn(result, validate_round.fn(result), str(part))
                 write_round_analysis.fn(str(part), plan_round.fn(compute_round_analysis.fn(str(part), round_name)))

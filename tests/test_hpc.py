@@ -187,14 +187,14 @@ def test_the_slice_scores_as_published(hpc_slice):
 
 def test_a_broken_weak_instance_loses_itself_only(hpc_slice, tmp_path):
     folder = _copy(hpc_slice, tmp_path)
-    broken = folder / EOS / "weak/deepcam/result_007.txt"
+    broken = folder / EOS / "weak/deepcam/result_7.txt"
     text = broken.read_text()
     broken.write_text(text[: text.index('"key": "run_stop"')].rsplit("\n", 1)[0] + "\n")  # cut before its run_stop
     frames = _read(folder)
     weak = frames.scores.filter(pl.col("scaling_mode") == "weak").row(0, named=True)
     assert (weak["number_of_models"], weak["n_runs"], weak["status"]) == (127, 128, "scored")
     assert "1 of 128 instance(s) not counted" in weak["status_reason"]
-    reasons = frames.rejections.filter(pl.col("path").str.ends_with("weak/deepcam/result_007.txt"))["reason"].to_list()
+    reasons = frames.rejections.filter(pl.col("path").str.ends_with("weak/deepcam/result_7.txt"))["reason"].to_list()
     assert len(reasons) == 1 and reasons[0].startswith("run not counted")
     # the strong results of the same system and the other submitter's are untouched
     strong = frames.scores.filter(pl.col("scaling_mode") == "strong")
@@ -233,3 +233,45 @@ def test_training_and_hpc_rounds_of_one_name_share_a_warehouse(tmp_path):
     ingest_source(str(archive("hpc-v0.7")), warehouse)
     ingest_source(str(archive("v0.7")), warehouse)
     assert counts() == both
+
+
+# --- the analysis, the planner and the pages ---------------------------------------------------------------------
+
+
+def test_cpu_only_systems_scale_by_processors(shipped_warehouse):
+    (efficiency,) = read_queries(shipped_warehouse, "all_efficiency")
+    fugaku = efficiency.filter(pl.col("round") == "hpc-v0.7", pl.col("accelerator_group") == "A64FX-CPU").sort("accelerators")
+    assert fugaku["accelerators"].to_list() == [512, 8192] and set(fugaku["scale_unit"]) == {"processors"}
+    assert fugaku["efficiency"][1] == pytest.approx(249.34626041666667 * 512 / (101.4900625 * 8192), rel=1e-12)
+    # Training keeps its accelerators, and its CPU-only rows stay out of the analysis
+    assert set(efficiency.filter(~pl.col("round").str.starts_with("hpc-"))["scale_unit"]) == {"accelerators"}
+
+
+def test_weak_scaling_reads_the_machine_s_share_where_the_logs_name_the_machine(shipped_warehouse):
+    (weak,) = read_queries(shipped_warehouse, "round_weak_scaling", round="hpc-v2.0")
+    rows = {(r["system"], r["benchmark"]): r for r in weak.iter_rows(named=True)}
+    oc20 = rows[("dgxa100_n512_pytorch", "oc20")]  # 60 models and 4 pruned on 4,096 GPUs; the logs say 4,096
+    assert (oc20["instance_scale"], oc20["number_of_models"], oc20["n_pruned"], oc20["effective_instance_scale"]) == (4096, 60, 4, 64.0)
+    fugaku = rows[("fugaku_82944xA64FX_tensorflow_closed", "cosmoflow")]
+    assert (fugaku["effective_instance_scale"], fugaku["scale_unit"]) == (128.0, "processors")
+    assert fugaku["unit_hours_per_model"] == pytest.approx(128 * (637 + 11) * 495.66063333333335 / 60 / 637)
+    assert fugaku["straggler_efficiency"] < 1
+    open_run = rows[("fugaku_82944xA64FX_tensorflow_open", "cosmoflow")]  # a strong score at 512 A64FX in the same round
+    assert open_run["sharing_efficiency"] == pytest.approx(open_run["strong_time_at_scale_min"] / open_run["mean_instance_min"])
+    assert 0.9 < open_run["sharing_efficiency"] < 1
+    assert weak.filter(pl.col("is_cheapest_per_model")).height == weak.select("benchmark", "accelerator_group").unique().height
+
+
+def test_plan_answers_for_hpc_workloads(shipped_warehouse, capsys):
+    from mlperf_scaling.cli import main
+
+    assert main(["plan", "deepcam", "--warehouse", str(shipped_warehouse)]) == 0
+    out = capsys.readouterr().out
+    assert "DeepCAM, climate segmentation, on A100-SXM, MLPerf HPC v3.0 strong scaling" in out
+    assert "128 A100-SXM: measured 13.0 min" in out
+    assert main(["plan", "openfold", "--accelerator", "H100-SXM", "--warehouse", str(shipped_warehouse)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "2,080 H100-SXM: measured 7.51 min" in out
+    assert "Weak scaling (many models at once, MLPerf HPC): HPC v3.0 openfold, NVIDIA/eos_n256_ngc23.09_pytorch: 16 models of 128 H100-SXM" in out
+    assert main(["plan", "cosmoflow", "--accelerator", "A64FX-CPU", "--round", "hpc-v0.7", "--warehouse", str(shipped_warehouse)]) == 0
+    assert "A64FX-CPU is a CPU, not an accelerator: N counts its processors" in " ".join(capsys.readouterr().out.split())
