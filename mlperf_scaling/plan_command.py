@@ -58,7 +58,7 @@ def print_plan(args: argparse.Namespace, console: Console) -> int:
     except (WarehouseMissing, PlanError, NoCandidate) as exc:
         return _fail(str(exc))
     weak = weak.filter((pl.col("benchmark_canonical") == plan.selection.canonical)
-                       & (pl.col("accelerator_group") == plan.selection.accelerator_group))
+                       & (pl.col("accelerator_group") == plan.selection.accelerator_group) & ~pl.col("is_carried_over"))
     if args.output_format == "table":
         _print(plan, console, args.price_per_accelerator_hour)
         for row in weak.iter_rows(named=True):  # MLPerf HPC: the same model trained many times at once

@@ -10,7 +10,7 @@ from mlperf_scaling.tasks.publish.trend_plots import plot_trends
 def _rounds(*names):
     datas = [read_shipped_round(name)[0] for name in names]
     scores = pl.concat([d.scores for d in datas], how="vertical")
-    runs = pl.concat([d.runs.select("round", "submitter", "system", "benchmark", "sha256", "run_start_ms", "run_stop_ms") for d in datas])
+    runs = pl.concat([d.runs.select("round", "submitter", "system", "benchmark", "scaling_mode", "sha256", "run_start_ms", "run_stop_ms") for d in datas])
     return scores, runs
 
 
@@ -71,3 +71,16 @@ def test_a_rounds_systems_against_the_previous_rounds_fit():
     assert [round(r, 2) for r in llama["time_ratio"]] == [0.94, 0.99] and not llama["extrapolated"].any()
     assert (gains["measured_min"] / gains["predicted_min"] - gains["time_ratio"]).abs().max() < 1e-12
     assert set(gains["round"]) == {"v5.1"}  # only where the previous round measured the group at three counts or more
+
+
+def test_hpc_results_republished_are_flagged_per_scaling_mode():
+    """Fugaku's CosmoFlow logs are the same bytes in HPC v2.0 and v3.0, strong and weak; eos_n256's strong and weak
+    DeepCAM (v3.0 only) are two results, neither a copy."""
+    _, runs = _rounds("hpc-v2.0", "hpc-v3.0")
+    carried = carried_over_groups(runs).filter(pl.col("round") == "hpc-v3.0")
+    fugaku = carried.filter(pl.col("system").str.starts_with("fugaku"))
+    assert sorted(zip(fugaku["system"], fugaku["scaling_mode"], strict=True)) == [
+        ("fugaku_512xA64FX_tensorflow_closed", "strong"), ("fugaku_512xA64FX_tensorflow_open", "strong"),
+        ("fugaku_82944xA64FX_tensorflow_closed", "weak"), ("fugaku_82944xA64FX_tensorflow_open", "weak")]
+    assert fugaku["is_carried_over"].all()
+    assert carried.filter(pl.col("system") == "eos_n256_ngc23.09_pytorch").height == 0

@@ -11,14 +11,14 @@ import math
 
 import polars as pl
 
-KEY = ["submitter", "system", "benchmark"]
+KEY = ["submitter", "system", "benchmark", "scaling_mode"]  # HPC: strong and weak of one system and benchmark are two scores
 SAME = 1e-9  # minutes: a time that moves less than this has not changed (the conformance suite's tolerance)
 
 
 def _files(runs: pl.DataFrame) -> dict[tuple, dict[str, str | None]]:
     found: dict[tuple, dict[str, str | None]] = {}
     for row in runs.iter_rows(named=True):
-        found.setdefault((row["submitter"], row["system"], row["benchmark"]), {})[row["file_name"]] = row["sha256"]
+        found.setdefault(tuple(row[k] for k in KEY), {})[row["file_name"]] = row["sha256"]
     return found
 
 
@@ -37,6 +37,11 @@ def _moved(old: float | None, new: float | None) -> bool:
     return not math.isclose(old, new, rel_tol=0, abs_tol=SAME)
 
 
+def _minutes(row: dict) -> float | None:
+    """A score's time: to train (strong), or to train all its models (MLPerf HPC weak scaling)."""
+    return row["time_to_train_all_min"] if row.get("scaling_mode") == "weak" else row["time_to_train_min"]
+
+
 def score_changes(old_scores: pl.DataFrame, old_runs: pl.DataFrame, new_scores: pl.DataFrame, new_runs: pl.DataFrame,
                   old_rules: str | None, new_rules: str | None) -> pl.DataFrame:
     """One row per score added, removed or changed (its time, its status or its scaling factor), with why."""
@@ -48,8 +53,8 @@ def score_changes(old_scores: pl.DataFrame, old_runs: pl.DataFrame, new_scores: 
     for key in sorted(set(old_by) | set(new_by)):
         old, new = old_by.get(key), new_by.get(key)
         if old is not None and new is not None:
-            if not (_moved(old["time_to_train_min"], new["time_to_train_min"]) or old["status"] != new["status"]
-                    or _moved(old["scaling_factor"], new["scaling_factor"])):
+            if not (_moved(_minutes(old), _minutes(new)) or old["status"] != new["status"]
+                    or _moved(old["scaling_factor"], new["scaling_factor"]) or old.get("number_of_models") != new.get("number_of_models")):
                 continue
             change = "changed"
         else:
@@ -62,12 +67,12 @@ def score_changes(old_scores: pl.DataFrame, old_runs: pl.DataFrame, new_scores: 
                        "the system's folder is new" if change == "added" else "the system's folder is gone")
         rows.append({
             **dict(zip(KEY, key, strict=True)), "change": change,
-            "old_time_to_train_min": old["time_to_train_min"] if old else None, "new_time_to_train_min": new["time_to_train_min"] if new else None,
+            "old_time_to_train_min": _minutes(old) if old else None, "new_time_to_train_min": _minutes(new) if new else None,
             "old_status": old["status"] if old else None, "new_status": new["status"] if new else None,
             "old_scaling_factor": old["scaling_factor"] if old else None, "new_scaling_factor": new["scaling_factor"] if new else None,
             "why": "; ".join(why),
         })
-    schema = {"submitter": pl.String, "system": pl.String, "benchmark": pl.String, "change": pl.String,
+    schema = {"submitter": pl.String, "system": pl.String, "benchmark": pl.String, "scaling_mode": pl.String, "change": pl.String,
               "old_time_to_train_min": pl.Float64, "new_time_to_train_min": pl.Float64, "old_status": pl.String, "new_status": pl.String,
               "old_scaling_factor": pl.Float64, "new_scaling_factor": pl.Float64, "why": pl.String}
     return pl.DataFrame(rows, schema=schema)

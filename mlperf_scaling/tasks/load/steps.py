@@ -122,7 +122,8 @@ def shrink_problem(round_name: str, loaded: dict, validated: ValidatedRound) -> 
     """Why a new version must not replace the loaded one unasked (it is empty, or loses over a quarter of the scored
     rows), in one line naming both counts; None when it may."""
     new_systems, new_runs = validated.systems.height, validated.runs.height
-    new_scored = int(validated.scores["time_to_train_min"].is_not_null().sum())
+    # a score with a time, or an MLPerf HPC weak score (its models and time to train all), as round_size.sql counts them
+    new_scored = int((validated.scores["time_to_train_min"].is_not_null() | validated.scores["number_of_models"].is_not_null()).sum())
     old = f"{loaded['n_systems']:,} systems, {loaded['n_runs']:,} runs and {loaded['n_scored']:,} scored rows"
     new = f"{new_systems:,} systems, {new_runs:,} runs and {new_scored:,} scored rows"
     if not (loaded["n_systems"] or loaded["n_runs"]):
@@ -143,7 +144,7 @@ def _changes(connection, round_name: str, validated: ValidatedRound, ingestion: 
     if previous.is_empty():
         return None, None
     before = previous.row(0, named=True)
-    found = score_changes(read_query(connection, "round_scores", round=round_name), read_query(connection, "round_run_files", round=round_name),
+    found = score_changes(read_query(connection, "round_score_rows", round=round_name), read_query(connection, "round_run_files", round=round_name),
                           validated.scores, validated.runs, before["rules_package"], ingestion["rules_package"])
     changes = ScoreChangesSchema.validate(found.with_columns(
         pl.lit(round_name).alias("round"), pl.lit(ingestion["ingestion_id"]).alias("ingestion_id"),

@@ -56,7 +56,6 @@ EFFICIENCY_COLUMNS = [
     "accelerator_group",
     "accelerator_family_inferred",
     "accelerators",
-    "scale_unit",
     "number_of_nodes",
     "time_to_train_min",
     "time_to_train_min_low",
@@ -90,6 +89,7 @@ EFFICIENCY_COLUMNS = [
     "average_kw",
     "energy_kj_per_accelerator",
     "is_pareto_energy",
+    "scale_unit",  # last: the CSV files' columns before it keep their places
 ]
 
 

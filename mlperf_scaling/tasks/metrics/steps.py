@@ -81,7 +81,7 @@ def compute_round_analysis(warehouse: str, round_name: str, threshold: float = 0
         ScalingFitsSchema.validate(fit_table(efficiency, threshold), lazy=True),
         source=sources.to_dicts()[0] if sources.height else None,
         context=ResultContextSchema.validate(result_context(scores, systems, energy, efficiency), lazy=True),
-        weak=WeakScalingSchema.validate(weak_scaling_table(weak, efficiency), lazy=True),
+        weak=WeakScalingSchema.validate(weak_scaling_table(weak, efficiency, systems), lazy=True),
     )
 
 

@@ -16,7 +16,7 @@ TREND_COLUMNS = [
 
 
 def carried_over_groups(runs: pl.DataFrame) -> pl.DataFrame:
-    """(round, submitter, system, benchmark) whose every log was already published in an earlier round.
+    """(round, submitter, system, benchmark, scaling mode) whose every log was already published in an earlier round.
 
     A log is a copy when it is byte-identical to an earlier round's log, or when it records the very same run
     (identical run_start and run_stop to the millisecond: re-published logs with changed line ends or headers).
@@ -31,10 +31,10 @@ def carried_over_groups(runs: pl.DataFrame) -> pl.DataFrame:
     marked = order.join(by_bytes, on="sha256", how="left").join(by_run, on="run_identity", how="left").with_columns(
         ((pl.col("first_by_bytes") < pl.col("order")) | (pl.col("first_by_run").fill_null(10**9) < pl.col("order"))).alias("is_copy"))
     return (
-        marked.group_by("round", "submitter", "system", "benchmark")
+        marked.group_by("round", "submitter", "system", "benchmark", "scaling_mode")
         .agg(pl.col("is_copy").all().alias("is_carried_over"), pl.col("is_copy").sum().alias("n_copied_logs"))
         .filter(pl.col("n_copied_logs") > 0)
-        .sort("round", "submitter", "system", "benchmark")  # group_by order is not stable
+        .sort("round", "submitter", "system", "benchmark", "scaling_mode")  # group_by order is not stable
     )
 
 
@@ -45,7 +45,7 @@ def trend_table(scores: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     usable = (
         with_accelerator_classes(usable)
         .filter(pl.col("accelerator_family").is_not_null())  # a name nobody can place starts no series
-        .join(carried.select("round", "submitter", "system", "benchmark", "is_carried_over"),
+        .join(carried.filter(pl.col("scaling_mode") == "strong").select("round", "submitter", "system", "benchmark", "is_carried_over"),
               on=["round", "submitter", "system", "benchmark"], how="left")
         .with_columns(pl.col("is_carried_over").fill_null(False))
     )

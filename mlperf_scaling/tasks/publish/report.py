@@ -351,7 +351,7 @@ def render_trends(trends: pl.DataFrame, carried: pl.DataFrame, plots: dict[str, 
 
 
 _ROUND_COLUMNS = [("round", "round"), ("report", "report"), ("ruleset", "rules"), ("n_systems", "systems"), ("n_runs", "runs"),
-                  ("n_valid_runs", "valid runs"), ("n_scores", "score rows"), ("n_scored", "with a time"),
+                  ("n_valid_runs", "valid runs"), ("n_scores", "score rows"), ("n_scored", "scored"),
                   ("n_rejections", "rejected"), ("csv", "tables")]
 def answer_rows(answers: list[dict]) -> list[dict]:
     """The front page's compact answer: per workload (named once, over its groups' rows) and group, the count, its time,

@@ -1,10 +1,9 @@
--- Per MLPerf HPC workload and accelerator group, the weak-scaling result with the fewest hours per model, from the
--- newest round that measured one: the instance scale that pays, for the front page.
-select *
-from weak_scaling
-where is_cheapest_per_model
-qualify row_number() over (
-    partition by benchmark_canonical, accelerator_group
-    order by string_split(regexp_replace(round, '^hpc-v', ''), '.')[1]::int desc,
-             string_split(regexp_replace(round, '^hpc-v', ''), '.')[2]::int desc) = 1
-order by benchmark_canonical, accelerator_group
+-- Per MLPerf HPC workload and accelerator group, the weak-scaling result with the fewest hours per model, among the
+-- results first published in their round (a carried-over copy is its first round's result again): for the front page.
+select w.*
+from weak_scaling w
+anti join carried_over c
+    on c.round = w.round and c.submitter = w.submitter and c.system = w.system and c.benchmark = w.benchmark
+    and c.scaling_mode = 'weak' and c.is_carried_over
+qualify row_number() over (partition by w.benchmark_canonical, w.accelerator_group order by w.unit_hours_per_model, w.round) = 1
+order by w.benchmark_canonical, w.accelerator_group

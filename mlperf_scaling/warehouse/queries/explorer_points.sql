@@ -4,10 +4,16 @@
 select
     s.round, s.benchmark, s.benchmark_canonical, s.submitter, s.system, s.division, s.status,
     coalesce(e.accelerator_group, 'not compared') as accelerator_group,
-    s.accelerator_model_name, s.accelerators, s.time_to_train_min,
+    -- an MLPerf HPC CPU-only machine (Fugaku, Cori KNL) counts its processors, as efficiency does
+    -- (tasks/metrics/efficiency.py processors_where_no_accelerators); Training's CPU-only rows keep 0
+    case when s.suite = 'hpc' and s.accelerators = 0 then y.host_processor_model_name else s.accelerator_model_name end as accelerator_model_name,
+    case when s.suite = 'hpc' and s.accelerators = 0 then y.host_processors_per_node * y.number_of_nodes else s.accelerators end as accelerators,
+    case when s.suite = 'hpc' and s.accelerators = 0 then 'processors' else 'accelerators' end as scale_unit,
+    s.time_to_train_min,
     coalesce(e.time_to_train_min_low, s.time_to_train_min_low) as time_to_train_min_low,
     coalesce(e.time_to_train_min_high, s.time_to_train_min_high) as time_to_train_min_high,
-    s.accelerators * s.time_to_train_min / 60 as accelerator_hours,
+    (case when s.suite = 'hpc' and s.accelerators = 0 then y.host_processors_per_node * y.number_of_nodes else s.accelerators end)
+        * s.time_to_train_min / 60 as accelerator_hours,
     e.efficiency, e.efficiency_note, e.throughput_part, e.convergence_part, coalesce(e.is_pareto, false) as is_pareto,
     s.energy_j / 3.6e6 as energy_kwh, e.average_kw, s.global_batch_size,
     x.reason as left_out_because,
@@ -19,6 +25,7 @@ select
     -- an MFU whose peak only one unverified source supports says so
     c.mfu, c.peak_single_source, c.peak_w / 1000 as peak_kw, c.j_per_sample, s.rcp_status, s.result_id, s.summarizer_row_id, f.files_url
 from scores s
+left join systems y on y.round = s.round and y.submitter = s.submitter and y.system = s.system
 left join efficiency e on e.round = s.round and e.benchmark_canonical = s.benchmark_canonical and e.submitter = s.submitter and e.system = s.system
 left join analysis_exclusions x
     on x.round = s.round and x.benchmark in (s.benchmark, s.benchmark_canonical) and x.submitter = s.submitter and x.system = s.system
