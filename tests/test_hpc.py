@@ -90,6 +90,8 @@ def test_the_scaling_mode_is_read_from_the_path_once():
     assert (v07.kind, v07.benchmark, v07.scaling_mode) == (RESULT_LOG, "cosmoflow", "strong")
     pruned = classify("Fujitsu+RIKEN/results/fugaku/weak/cosmoflow/pruned_results/result_3.txt")
     assert pruned.kind == IGNORED and "pruned" in (pruned.reason or "")
+    prefixed = classify("NVIDIA/results/eos/weak/deepcam/copy_result_3.txt")  # the official glob is result_*.txt
+    assert prefixed.kind == IGNORED and "result_*.txt" in (prefixed.reason or "")
     # Training's paths are as they were
     assert classify("NVIDIA/results/dgxh100/bert/result_0.txt").scaling_mode == "strong"
 

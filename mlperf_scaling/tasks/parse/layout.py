@@ -119,8 +119,10 @@ def _classify_hpc_member(path: str, common: dict[str, Any], system: str, mode: s
     if len(rest) == 2:
         if name == "scaling.json" and mode == STRONG:
             return Member(path, SCALING_JSON, **where)
-        if is_result_log_name(name):
+        if name.startswith("result_") and is_result_log_name(name):
             return Member(path, RESULT_LOG, **where)
+        if is_result_log_name(name):  # the summarizer globs result_*.txt here; a weak result would count it as a model
+            return Member(path, IGNORED, **where, reason="not named result_*.txt: the official summarizer does not read it")
         return Member(path, IGNORED, **where, reason="not a result log or scaling.json")
     if len(rest) == 3 and rest[1] == _PRUNED_FOLDER and is_result_log_name(name):
         return Member(path, IGNORED, **where, reason=(
