@@ -13,7 +13,8 @@ import re
 TRAINING = "training"
 HPC = "hpc"
 SUITES = (TRAINING, HPC)
-_PREFIX = {TRAINING: "", HPC: "hpc-"}
+HPC_ROUND_PREFIX = "hpc-"  # what a round name starts with when it is MLPerf HPC's (for SQL and frame filters)
+_PREFIX = {TRAINING: "", HPC: HPC_ROUND_PREFIX}
 ROUND_PATTERN = r"^(hpc-)?v\d+\.\d+$"
 _ROUND = re.compile(r"^(hpc-)?v(\d+)\.(\d+)$")
 _ROUND_IN_NAME = re.compile(r"(training|hpc)_results_(v\d+\.\d+)")

@@ -7,6 +7,7 @@ import polars as pl
 
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.rejections import RejectionsSchema
+from mlperf_scaling.rounds import HPC_ROUND_PREFIX
 
 
 class ContractError(RuntimeError):
@@ -47,7 +48,7 @@ def split_valid_rows(
     rejections = bad.select(
         pl.col("round"),
         # a row that fails its contract may lack a valid suite: the round's name says it
-        pl.when(pl.col("round").cast(pl.String).str.starts_with("hpc-")).then(pl.lit("hpc")).otherwise(pl.lit("training")).alias("suite"),
+        pl.when(pl.col("round").cast(pl.String).str.starts_with(HPC_ROUND_PREFIX)).then(pl.lit("hpc")).otherwise(pl.lit("training")).alias("suite"),
         pl.format("{}:{}", pl.lit(table), key).alias("path"),
         *place,
         pl.lit("validate").alias("stage"),

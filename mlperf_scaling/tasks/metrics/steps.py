@@ -26,6 +26,7 @@ from mlperf_scaling.contracts.transfer_backtest import TransferBacktestSchema
 from mlperf_scaling.contracts.trends import CarriedOverSchema, RoundTrendsSchema
 from mlperf_scaling.contracts.weak_scaling import WeakScalingSchema
 from mlperf_scaling.contracts.workload_ranking import WorkloadRankingSchema
+from mlperf_scaling.rounds import HPC_ROUND_PREFIX
 from mlperf_scaling.runtime.dispatch import map_on_cores
 from mlperf_scaling.runtime.pools import PARSE
 from mlperf_scaling.runtime.run_context import round_task_run_name
@@ -143,7 +144,7 @@ def compute_trends(warehouse: str) -> Trends:
 
 def training_only(frame: pl.DataFrame) -> pl.DataFrame:
     """The rows of MLPerf Training rounds (an HPC round is named hpc-vX.Y)."""
-    return frame.filter(~pl.col("round").str.starts_with("hpc-")) if "round" in frame.columns else frame
+    return frame.filter(~pl.col("round").str.starts_with(HPC_ROUND_PREFIX)) if "round" in frame.columns else frame
 
 
 @task(name="write-trends", cache_policy=NO_CACHE)

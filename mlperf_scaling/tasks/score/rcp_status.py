@@ -31,6 +31,7 @@ from mlperf_logging.rcp_checker import rcp_checker
 from numpy import errstate as numpy_quiet
 
 from mlperf_scaling.tasks.parse.result_log import LogFacts
+from mlperf_scaling.tasks.score.rules import ruleset_usage
 
 NOT_CONVERGED = 1e9  # the checker's value for a run that did not succeed
 PASS, FAIL, INTERPOLATION_FAIL, MISSING, NO_RCP, UNKNOWN = "Pass", "Fail", "Interp. Fail", "Missing", "No RCP", "Unknown state"
@@ -100,7 +101,7 @@ def _quiet():
 def rcp_status(readings: list[RcpReading], ruleset: str, division: str | None) -> tuple[str, float | None]:
     """(status, factor) of one score as the summarizer writes them: ("", None) where it writes none. The factor is None
     where the checker's is no number (its mean of no runs, when fewer runs than it drops)."""
-    if division != "closed" or not readings or ruleset.startswith("hpc-"):
+    if division != "closed" or not readings or ruleset_usage(ruleset) == "hpc":
         # HPC: the official CSVs carry no RCP column, and the summarizer's HPC RCP step rewrites scaling.json after
         # the score is made (notes/hpc_design.md, finding 4); no status is claimed rather than one not checked here
         return "", None
