@@ -95,3 +95,19 @@ def test_a_name_without_a_form_factor_takes_its_systems_or_says_it_is_not_stated
 
     published = set(data.systems.select("submitter", "system", "accelerator_model_name").iter_rows())
     assert all((row.submitter, row.system, row.accelerator_model_name) in published for row in system_form_factors() if row.round == "v0.7")
+
+
+@pytest.mark.parametrize(
+    "name, group",
+    [("NVIDIA A30-PCIE-24GB", "A30-PCIe"), ("TPU-v4", "TPU v4"), ("Habana Gaudi HL-205", "Gaudi-OAM"),
+     ("Graphcore Bow IPU", "IPU Bow"), ("Intel Gaudi 3", "Gaudi3-OAM"), ("NVIDIA V100-SXM2-32GB-CTS", "V100-SXM")],
+)
+def test_the_names_of_rounds_never_shipped_have_a_group_and_a_datasheet(name, group):
+    """v2.0 and v3.0 (mlcommons/training_results_v2.0 and _v3.0, read as unseen rounds) spell accelerators no shipped
+    round does: each falls in its family's group by the documented patterns, and that family has a datasheet row."""
+    from mlperf_scaling.reference.lookup import accelerator_spec
+    from mlperf_scaling.tasks.metrics.accelerators import group_name
+
+    found = classify_accelerator(name)
+    assert group_name(found.family, found.form_factor, name) == group
+    assert accelerator_spec(found.family, found.form_factor, found.memory_gb, name) is not None

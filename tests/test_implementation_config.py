@@ -291,3 +291,49 @@ def test_a_mirror_archive_is_read_with_its_configuration_companion(tmp_path):
     stream = with_companion(archive_members(archive, 1 << 30, "v9.9"), companion, "v9.9")
     assert [path for path, _, _ in stream.members] == ["Dell/systems/x.json"]
     assert any("configuration archive unreadable" in skipped.reason for skipped in stream.skipped)
+
+
+# Supermicro's v3.0 BERT folder: an H100 system's NVIDIA-style config beside the Gaudi2 system's Habana scripts, cut to
+# the lines that matter (mlcommons/training_results_v3.0)
+SUPERMICRO_BERT = "Supermicro/benchmarks/bert/implementations"
+SUPERMICRO_V30 = {
+    f"{SUPERMICRO_BERT}/AS-8125GS-TNHR/config_AS-8125GS-TNHR_1x8x48x1_pack.sh": (
+        'export BATCHSIZE=48\nexport EXTRA_PARAMS="--dense_seq_output --pad_fmha --packed_samples --use_transformer_engine2 "\n'
+        "export DGXNNODES=1\nexport DGXSYSTEM=$(basename $(readlink -f ${BASH_SOURCE[0]}) | sed 's/^config_//' | sed 's/\\.sh$//' )\n"
+        "export DGXNGPU=8\n"),
+    f"{SUPERMICRO_BERT}/SYS-820GH-TNR2/scripts/run.sh": "PRECISION=${PRECISION:-fp32}\nprecision=\"--noamp\"\n",
+}
+
+
+def test_an_nvidia_style_config_is_no_gaudis():
+    """Supermicro's Gaudi2 system (SYS-820GH-TNR2, "Habana Gaudi2") was matched, by its 1 x 8 shape, to the H100 config beside
+    it and scored at FP8; NVIDIA's launcher variables (DGXNNODES ...) belong to GPU implementations only."""
+    configs = implementation_configs(SUPERMICRO_V30)
+    assert match_config(configs, _clues("SYS-820GH-TNR2", "Habana Gaudi2")) is None
+    h100 = match_config(configs, _clues("AS-8125GS-TNHR", "NVIDIA H100-SXM5-80GB"))
+    assert h100 is not None and h100.config.precision.precision == "fp8"
+
+
+# NVIDIA's v2.0 MiniGo configs (mlcommons/training_results_v2.0), cut to the lines that matter: the multi-node ones turn
+# FP16 on, the single-node one leaves TensorFlow's default
+MINIGO = "NVIDIA/benchmarks/minigo/implementations/tensorflow"
+MINIGO_V20 = {
+    f"{MINIGO}/config_DGXA100.sh": "export DGXNNODES=1\nexport DGXNGPU=8\nexport NUM_GPUS_TRAIN=4\n",
+    f"{MINIGO}/config_DGXA100_multi.sh": ("## Turn on FP16 training via AMP\nexport TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE=1\n"
+                                          "export DGXNGPU=8\n"),
+    f"{MINIGO}/config_DGXA100_multi_8nodes.sh": "source $(dirname ${BASH_SOURCE[0]})/config_DGXA100_multi.sh\nexport DGXNNODES=8\n",
+}
+
+
+def test_a_precision_chosen_per_config_is_not_carried_to_another_submitter():
+    from mlperf_scaling.tasks.parse.config_match import family_consensus
+
+    configs = implementation_configs(MINIGO_V20)
+    multi = match_config(configs, _clues("dgxa100_n8_ngc22.04_tensorflow", "NVIDIA A100-SXM4-80GB", 8, 8, printed=["DGXA100_multi_8nodes"]))
+    assert multi is not None and multi.config.precision.precision == "fp16"
+    single = match_config(configs, _clues("dgxa100_ngc22.04_tensorflow", "NVIDIA A100-SXM4-80GB", 1, 8, printed=["DGXA100"]))
+    assert single is not None and single.config.precision.precision is None
+    # a partner's copy of the multi-node config says FP16 too, yet the single-node config beside it says nothing: a partner
+    # with no config of its own gets no round's consensus, and falls to MiniGo's 32-bit default (tf32 on an A100)
+    partner = {path.replace("NVIDIA/", "Partner/"): text for path, text in MINIGO_V20.items()}
+    assert family_consensus(implementation_configs({**MINIGO_V20, **partner}), "NVIDIA A100-SXM4-80GB") is None

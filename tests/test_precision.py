@@ -32,6 +32,12 @@ def _configuration(name: str):
     ("v5.1_Dell_1xXE9780x8B300-SXM-270GB_llama2_70b_lora_result_4_excerpt.txt", "fp8", "the configuration the log prints: fp8 true"),
     ("v5.1_Oracle_2xBM.GPU.B200.8_flux1_result_0_excerpt.txt", "fp8", "the configuration the log prints: fp8 e4m3, fp8_recipe mxfp8"),
     ("v4.0_Oracle_8xBM.GPU.H100.8_stable_diffusion_result_1_excerpt.txt", "fp16", "the configuration the log prints: precision: 16"),
+    # BERT prints its arguments, wrapped over lines behind the rank: Transformer Engine's encoder is FP8 whatever fp16=True says
+    ("v4.1_Lambda_lambda_1cc_n2_H100-SXM-80GB_ngc24.04_nemo_bert_result_240928162719380693721_01_excerpt.txt", "fp8",
+     "the arguments the log prints: use_transformer_engine2=True (BERT's encoder built from Transformer Engine layers under fp8_autocast)"),
+    # an L40S run whose arguments say use_transformer_engine2=False: FP16, where the config matched by its shape had said FP8
+    ("v4.0_Fujitsu_PRIMERGY-CDI-L40Sx16_bert_result_0_excerpt.txt", "fp16", "the arguments the log prints: fp16=True"),
+    ("v2.1_Dell_XE8545x4A100-SXM-80GB_dlrm_result_0_excerpt.txt", "fp16", "HugeCTR's log: Use mixed precision: True (FP16 with a loss scaler)"),
 ])
 def test_real_logs_say_their_precision(name, precision, source):
     configuration = _configuration(name)
@@ -162,3 +168,17 @@ def test_searching_only_the_lines_that_hold_the_word_finds_what_a_search_of_the_
         assert (whole is None) == (by_line is None), (pattern.pattern, text)
         if whole is not None:
             assert whole.groups() == by_line.groups() and whole.group(0).strip() == by_line.group(0).strip()
+
+
+def test_the_assumed_sixteen_bits_are_the_chips_and_the_models():
+    """Where nothing says it: a vision, speech or recommendation model on an NVIDIA or AMD GPU ran FP16 AMP (MLPerf's GPU
+    implementations, as the hand-read v2.0 and v3.0 logs print it), a language model without FP8 BF16, a TPU or Gaudi
+    BF16, and MiniGo TensorFlow's 32-bit default (TF32 on an A100, FP32 on a V100)."""
+    h100, a100, tpu = accelerator_spec("H100", "SXM", 80), accelerator_spec("A100", "SXM", 80), accelerator_spec("TPU v4", "board", 32)
+    assert run_precision(None, None, "v3.0", "GIGABYTE", "G593-SD0", "bert", "H100", h100, False).precision == "fp16"
+    assert run_precision(None, None, "v2.1", "NVIDIA", "dgxa100", "gpt3", "A100", a100, True).precision == "bfloat16"
+    assert run_precision(None, None, "v2.0", "Google", "tpu-v4", "resnet", "TPU v4", tpu, False).precision == "bfloat16"
+    assert run_precision(None, None, "v3.0", "Intel-HabanaLabs", "HLS-Gaudi2-PT", "bert", "Gaudi2",
+                         accelerator_spec("Gaudi2", "OAM", 96), False).precision == "bfloat16"
+    assert run_precision(None, None, "v2.0", "ASUSTeK", "x", "minigo", "A100", a100, False).precision == "tf32"
+    assert run_precision(None, None, "v0.7", "x", "x", "minigo", "V100", accelerator_spec("V100", "SXM", 32), False).precision == "fp32"

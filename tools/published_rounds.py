@@ -1,7 +1,8 @@
 """Compare this project's scores with MLCommons' own summarizer as it stood when a round was published, on rounds that
 are not in ../shared/mlperf (docs/scoring.md, "Every round against its published scores").
 
-    python tools/published_rounds.py archive  GIT_DIR ROUND OUT_DIR      # training_results_vX.Y.tar.gz, systems/ and results/ only
+    python tools/published_rounds.py archive  GIT_DIR ROUND OUT_DIR      # training_results_vX.Y.tar.gz (systems/, results/)
+                                                                        # and .configs.tar.xz (implementations)
     python tools/published_rounds.py official LOGGING_GIT_DIR ARCHIVE OUT_CSV   # the summarizer of publication day
     python tools/published_rounds.py compare  ARCHIVE OFFICIAL_CSV       # ours against it; exit 1 on any difference
     python tools/published_rounds.py official-hpc ARCHIVE OUT_DIR        # MLPerf HPC: official_hpc_{strong,weak}_vX.Y.csv
@@ -33,30 +34,44 @@ from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
 DATA_PATH = re.compile(r"^[^/]+/(systems|results)/")
+# the implementation files of a configs archive, and the vendored trees left out of it (DATA_NOTES.md)
+CONFIG_NAME = re.compile(r"^config.*\.(sh|ya?ml|json)$|\.(sh|sub|ya?ml)$|^readme", re.I)
+VENDORED = {"megatron-lm", "nemo", "apex", "third_party", "build", "tests", "examples", "docs"}
 SUMMARIZER_PACKAGES = ["pandas", "numpy", "pyyaml", "scipy"]
 
 
-def build_archive(git_dir: str, round_name: str, out_dir: str) -> None:
-    from mlperf_scaling.rounds import normal_round, repository_name
-
-    round_name = normal_round(round_name)
-    prefix = repository_name(round_name)
-    listing = subprocess.run(["git", "-C", git_dir, "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True).stdout
-    wanted = []
+def _blobs(git_dir: str) -> list[tuple[str, str, int]]:
+    """Every file of the clone's HEAD: path, blob id, size (symlinks left out)."""
+    listing = subprocess.run(["git", "-C", git_dir, "ls-tree", "-r", "-l", "-z", "HEAD"], capture_output=True, check=True).stdout
+    blobs = []
     for entry in filter(None, listing.split(b"\0")):
         meta, path = entry.split(b"\t", 1)
-        mode, kind, sha = meta.split()
-        if kind == b"blob" and mode != b"120000" and DATA_PATH.match(path.decode()):
-            wanted.append((path.decode(), sha.decode()))
+        mode, kind, sha, size = meta.split()
+        if kind == b"blob" and mode != b"120000":
+            # a blob the clone lacks has no size ("BAD", "-"): kept for the data archive's list of absent files
+            blobs.append((path.decode(), sha.decode(), int(size) if size.isdigit() else -1))
+    return blobs
+
+
+def is_config_file(path: str, size: int) -> bool:
+    """A file of the configs archive, as ../shared/mlperf/DATA_NOTES.md says the shipped ones were made: under
+    `<Submitter>/benchmarks/<benchmark>/`, at most four folders below it, configs, READMEs, shell and Slurm scripts and
+    YAML, up to 300 KB, vendored trees left out."""
+    parts = path.split("/")
+    if len(parts) < 4 or parts[1] != "benchmarks" or not 0 <= size <= 300_000 or len(parts) - 3 > 5:
+        return False
+    return not any(part.lower() in VENDORED for part in parts[3:-1]) and bool(CONFIG_NAME.search(parts[-1]))
+
+
+def _write(git_dir: str, wanted: list[tuple[str, str]], archive_path: Path, mode: str, prefix: str) -> tuple[int, set[str]]:
+    """The wanted blobs into one archive under `prefix/`; returns how many were kept and the ids the clone lacks."""
     checked = subprocess.run(["git", "-C", git_dir, "cat-file", "--batch-check"], input="\n".join(sha for _, sha in wanted).encode(),
                              capture_output=True, check=True).stdout.decode().splitlines()
     absent = {line.split()[0] for line in checked if line.endswith(" missing")}
     reader = subprocess.Popen(["git", "-C", git_dir, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert reader.stdin is not None and reader.stdout is not None
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     kept = 0
-    with tarfile.open(out / f"{prefix}.tar.gz", "w:gz") as archive:
+    with tarfile.open(archive_path, mode) as archive:  # type: ignore[call-overload]
         for path, sha in wanted:
             if sha in absent:
                 continue
@@ -71,9 +86,26 @@ def build_archive(git_dir: str, round_name: str, out_dir: str) -> None:
             kept += 1
     reader.stdin.close()
     reader.wait()
+    return kept, absent
+
+
+def build_archive(git_dir: str, round_name: str, out_dir: str) -> None:
+    from mlperf_scaling.rounds import normal_round, repository_name, suite_of
+
+    round_name = normal_round(round_name)
+    prefix = repository_name(round_name)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    blobs = _blobs(git_dir)
+    wanted = [(path, sha) for path, sha, _ in blobs if DATA_PATH.match(path)]
+    kept, absent = _write(git_dir, wanted, out / f"{prefix}.tar.gz", "w:gz", prefix)
     with (out / "MISSING.txt").open("a") as missing:
         missing.writelines(f"{round_name}\t{path}\n" for path, sha in wanted if sha in absent)
     print(f"{out / prefix}.tar.gz: {kept} files, {len(wanted) - kept} absent from the clone (MISSING.txt)")
+    if suite_of(round_name) == "training":
+        configs = [(path, sha) for path, sha, size in blobs if is_config_file(path, size)]
+        kept, absent = _write(git_dir, configs, out / f"{prefix}.configs.tar.xz", "w:xz", prefix)
+        print(f"{out / prefix}.configs.tar.xz: {kept} implementation files, {len(configs) - kept} absent from the clone")
 
 
 def run_official(logging_dir: str, archive: str, out_csv: str) -> None:

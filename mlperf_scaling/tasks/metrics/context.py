@@ -53,6 +53,12 @@ class RunPrecision:
     evidence: str | None  # the log key, the config file's line, the config name, the statement's quote and address, or why it is assumed
 
 
+# benchmarks whose reference trains in 32 bits unless a config turns mixed precision on: MiniGo's TensorFlow, whose
+# configs turn FP16 on with TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE=1 (NVIDIA's multi-node ones, training_results_v2.0
+# config_DGXA100_multi.sh: "## Turn on FP16 training via AMP"); otherwise TensorFlow's default, TF32 on Ampere and later
+THIRTY_TWO_BIT_BY_DEFAULT = {"minigo": "MiniGo's TensorFlow trains in 32 bits unless its config turns AMP on (TF32 where the chip has it)"}
+
+
 def run_precision(logged: str | None, logged_from: str | None, round_name: str, submitter: str, system: str, benchmark: str,
                   family: str | None, spec: AcceleratorSpec | None, is_llm: bool, evidence: str | None = None,
                   round_configs: tuple[str | None, str | None] = (None, None)) -> RunPrecision:
@@ -75,7 +81,15 @@ def run_precision(logged: str | None, logged_from: str | None, round_name: str, 
         return RunPrecision(None, None, None)
     if is_llm and spec.peak_tflops.get("fp8"):
         return RunPrecision("fp8", "assumed", "the log, the configuration and the submitter say nothing; an LLM on an accelerator with FP8")
-    sixteen = "bfloat16" if spec.peak_tflops.get("bf16") else "fp16"
+    if benchmark in THIRTY_TWO_BIT_BY_DEFAULT:
+        return RunPrecision("tf32" if spec.peak_tflops.get("tf32") else "fp32", "assumed",
+                            f"the log, the configuration and the submitter say nothing; {THIRTY_TWO_BIT_BY_DEFAULT[benchmark]}")
+    peaks = spec.peak_tflops
+    # MLPerf's GPU implementations of the vision, speech and recommendation models run PyTorch or MXNet AMP, HugeCTR's mixed
+    # precision: FP16, where the chip runs it at the full 16-bit rate; the language models, Megatron's and NeMo's, BF16;
+    # TPUs and Gaudis BF16 (their FP16 is slower or absent)
+    fp16_first = not is_llm and bool(peaks.get("fp16")) and peaks.get("fp16", 0) >= peaks.get("bf16", 0)
+    sixteen = "fp16" if fp16_first or not peaks.get("bf16") else "bfloat16"
     return RunPrecision(sixteen, "assumed", "the log, the configuration and the submitter say nothing; 16-bit mixed precision, the default")
 
 

@@ -16,7 +16,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from mlperf_scaling.reference.lookup import classify_accelerator
 from mlperf_scaling.tasks.parse.implementation import ImplementationConfig
+
+GPU_VENDORS = ("NVIDIA", "AMD")
 
 _SHAPE = re.compile(r"(?:^|[_-])0*(\d+)x0*(\d+)(?=x|_|$)", re.I)
 _SUFFIX = re.compile(r"_\d+x\d+.*$", re.I)
@@ -154,8 +157,15 @@ def family_consensus(configs: Iterable[ImplementationConfig], accelerator: str |
     families = {_family(token) for token in _accelerator_tokens(accelerator)}
     if not families:
         return None
-    fitting = [config for config in configs if config.precision.precision is not None
-               and {_family(token) for token in (named_accelerators(config.name) or named_accelerators(config.implementation))} & families]
+    of_generation = [config for config in configs
+                     if {_family(token) for token in (named_accelerators(config.name) or named_accelerators(config.implementation))} & families]
+    fitting = [config for config in of_generation if config.precision.precision is not None]
+    # an implementation some of whose configs turn a precision on and others, read whole, say nothing chooses it per config
+    # (MiniGo's multi-node configs turn FP16 on, its single-node ones run TensorFlow's 32-bit default): nothing to carry
+    stating = {(config.submitter, config.implementation) for config in fitting}
+    if any(config.precision.precision is None and config.precision.evidence is None and (config.submitter, config.implementation) in stating
+           for config in of_generation):
+        return None
     submitters = sorted({config.submitter for config in fitting})
     if len(submitters) < 2 or len({config.precision.key for config in fitting}) != 1:
         return None
@@ -176,9 +186,19 @@ def _run_script_reading(candidates: list[ImplementationConfig]) -> ConfigMatch |
                               "and each leaves the precision to the run script they share", len(candidates))
 
 
+def _not_a_gpu(accelerator: str | None) -> bool:
+    """The result's accelerator is known and is no GPU (Gaudi, TPU, IPU, Ascend, a CPU): NVIDIA's launcher is not its."""
+    if not accelerator:
+        return False
+    vendor = classify_accelerator(accelerator).vendor
+    return vendor is not None and vendor not in GPU_VENDORS
+
+
 def match_config(candidates: Iterable[ImplementationConfig], result: ResultClues) -> ConfigMatch | None:
     """The config a result ran, where the clues leave configs that all say the same precision; else None."""
     candidates = list(candidates)
+    if _not_a_gpu(result.accelerator):
+        candidates = [config for config in candidates if not config.gpu_launcher]
     tokens = _accelerator_tokens(result.accelerator)
     named = set(result.printed_names) | set(result.readme_names)
     left = [config for config in candidates if config.name in named or not _names_other_accelerator(config, tokens)]

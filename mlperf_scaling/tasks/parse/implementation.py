@@ -104,6 +104,9 @@ class ImplementationConfig:
     settings: dict[str, int] = field(default_factory=dict)  # tensor_parallelism ... global_batch_size
     settings_evidence: str | None = None
     from_scripts: bool = False  # the precision is the implementation's run scripts', not the config's own
+    # set in NVIDIA's launcher's variables (DGXNGPU ...), which NVIDIA's and AMD's GPU implementations share: no Gaudi's,
+    # TPU's or IPU's config (Supermicro's v3.0 H100 BERT configs are not what its Gaudi2 system ran)
+    gpu_launcher: bool = False
 
 
 @dataclass(frozen=True)
@@ -358,7 +361,8 @@ def implementation_configs(files: dict[str, str]) -> list[ImplementationConfig]:
             if reading.precision is None and not absent and switched is None and any(name in variables for name in _NVIDIA_STYLE):
                 silent.append((len(configs), benchmark))
             configs.append(ImplementationConfig(path, implementation.submitter, implementation.benchmark, implementation.name,
-                                                _stem(names[path]), reading, settings, where, from_scripts))
+                                                _stem(names[path]), reading, settings, where, from_scripts,
+                                                any(name in variables for name in _NVIDIA_STYLE)))
     for index, benchmark, default in incomplete:
         # an absent file could set the precision only where the benchmark's configs ever do; ResNet's never do
         if benchmark not in chains_say:

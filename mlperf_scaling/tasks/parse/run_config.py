@@ -41,11 +41,17 @@ _DUMP_FP8_RECIPE = re.compile(r"\bfp8_recipe(?::\s*|=')mxfp8\b", re.I)
 _DUMP_SIXTEEN = re.compile(r"^\s*(?:\d+:)?\s*(?:unet_precision:\s*(fp16|bf16)|precision:\s*(16|bf16|bf16-mixed|16-mixed))\s*$", re.M | re.I)
 # Lightning's line for its mixed-precision wrapper: 16-bit at least, but FP8 (Transformer Engine) runs inside it too
 _AMP_LINE = re.compile(r"Using (16bit|bfloat16) Automatic Mixed Precision \(AMP\)")
+# BERT's run_pretraining.py prints its arguments (`Namespace(... fp16=True, ... use_transformer_engine2=True ...)`), whose
+# Transformer Engine encoder runs under fp8_autocast (DATA_NOTES.md); HugeCTR's DLRM prints `Use mixed precision: True`
+# (the dump is wrapped over lines, each behind its rank: `0: pg=1, ..., use_transformer_engine2=True, n_gpu=8, ...`)
+_ARGUMENTS_TE2 = re.compile(r"(?<![\w.])use_transformer_engine2=True\b")
+_ARGUMENTS_SIXTEEN = re.compile(r"(?<![\w.])(fp16|bf16)=True\b")
+_HUGECTR_MIXED = re.compile(r"\bUse mixed precision: True\b")
 _PRINTED_NAME = re.compile(r"^:::DLPAL .* (\S+_\d+x\d+x\S*)\s*$|^Config shell script: (?:\S*/)?(config_\S+\.sh)\s*$", re.M)
 _RUN_START = '"key": "run_start"'
 # the benchmarks whose runs print a configuration that says their precision (NeMo's, Megatron's, MaxText's): the language
 # models and the diffusion models; reading every other log for it would cost the main job a third more time
-PRINTS_ITS_CONFIGURATION = ("gpt", "llama", "stable_diffusion", "flux", "deepseek", "qwen", "mixtral")
+PRINTS_ITS_CONFIGURATION = ("gpt", "llama", "stable_diffusion", "flux", "deepseek", "qwen", "mixtral", "bert", "dlrm")
 _ON = {"true", "'e2m1'", "hybrid", "e4m3", "e5m2", "'hybrid'", "'e4m3'", "'e5m2'"}
 
 
@@ -96,7 +102,8 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
     # Lightning sets up its precision plugin as training starts, a little after run_start: looked for just beyond it
     window = (end if end >= 0 else len(text)) + 100_000
     at = text.find("Automatic Mixed Precision (AMP)", 0, window)
-    if head.lower is not None and at < 0 and not any(word in head.lower for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script")):
+    if head.lower is not None and at < 0 and not any(word in head.lower for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script",
+                                                                                      "namespace(")):
         return None
     fp4, fp8 = head.first(_DUMP_FP4, "fp4"), head.first(_DUMP_FP8, "fp8")
     precision = evidence = None
@@ -111,6 +118,14 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
         value = (sixteen.group(1) or sixteen.group(2)).lower()
         precision = "fp16" if value in ("fp16", "16", "16-mixed") else "bfloat16"
         evidence = "the configuration the log prints: " + re.sub(r"^\d+:\s*", "", sixteen.group(0).strip())
+    elif head.search(_ARGUMENTS_TE2, "use_transformer_engine2") is not None:
+        precision, evidence = "fp8", ("the arguments the log prints: use_transformer_engine2=True (BERT's encoder built from Transformer "
+                                      "Engine layers under fp8_autocast)")
+    elif head.search(_HUGECTR_MIXED, "use mixed precision") is not None:
+        precision, evidence = "fp16", "HugeCTR's log: Use mixed precision: True (FP16 with a loss scaler)"
+    elif "namespace(" in (head.lower if head.lower is not None else head.text.lower()) and (sixteen_flag := head.first(_ARGUMENTS_SIXTEEN, "16=true")) is not None:
+        precision = "fp16" if sixteen_flag.lower() == "fp16" else "bfloat16"
+        evidence = f"the arguments the log prints: {sixteen_flag}=True"
     name = head.first(_PRINTED_NAME)
     amp_line = _AMP_LINE.search(text, max(at - 40, 0), at + 40) if at >= 0 else None
     amp = amp_line.group(1) if amp_line else None
