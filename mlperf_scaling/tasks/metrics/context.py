@@ -55,7 +55,7 @@ class RunPrecision:
 
 # benchmarks whose reference trains in 32 bits unless a config turns mixed precision on: MiniGo's TensorFlow, whose
 # configs turn FP16 on with TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE=1 (NVIDIA's multi-node ones, training_results_v2.0
-# config_DGXA100_multi.sh: "## Turn on FP16 training via AMP"); otherwise TensorFlow's default, TF32 on Ampere and later
+# config_DGXA100_multi.sh: "## Turn on FP16 training via AMP"); otherwise TensorFlow's default on a GPU, TF32 on Ampere and later
 THIRTY_TWO_BIT_BY_DEFAULT = {"minigo": "MiniGo's TensorFlow trains in 32 bits unless its config turns AMP on (TF32 where the chip has it)"}
 
 
@@ -81,7 +81,7 @@ def run_precision(logged: str | None, logged_from: str | None, round_name: str, 
         return RunPrecision(None, None, None)
     if is_llm and spec.peak_tflops.get("fp8"):
         return RunPrecision("fp8", "assumed", "the log, the configuration and the submitter say nothing; an LLM on an accelerator with FP8")
-    if benchmark in THIRTY_TWO_BIT_BY_DEFAULT:
+    if benchmark in THIRTY_TWO_BIT_BY_DEFAULT and spec.architecture.startswith(("NVIDIA", "AMD")):  # a TPU's matrix units run BF16
         return RunPrecision("tf32" if spec.peak_tflops.get("tf32") else "fp32", "assumed",
                             f"the log, the configuration and the submitter say nothing; {THIRTY_TWO_BIT_BY_DEFAULT[benchmark]}")
     peaks = spec.peak_tflops
