@@ -337,3 +337,20 @@ def test_a_precision_chosen_per_config_is_not_carried_to_another_submitter():
     # with no config of its own gets no round's consensus, and falls to MiniGo's 32-bit default (tf32 on an A100)
     partner = {path.replace("NVIDIA/", "Partner/"): text for path, text in MINIGO_V20.items()}
     assert family_consensus(implementation_configs({**MINIGO_V20, **partner}), "NVIDIA A100-SXM4-80GB") is None
+
+
+def test_parallelism_read_from_a_config_says_its_lines_and_leaves_the_data_parallelism():
+    from mlperf_scaling.tasks.parse.run_config import RunConfiguration
+    from mlperf_scaling.tasks.score.configured import with_config_file
+
+    match = match_config(implementation_configs(DELL_LORA), _clues("1xXE9680Lx8B200-SXM-180GB", "NVIDIA Blackwell GPU (B200-SXM-180GB)"))
+    row = with_config_file(RunConfiguration(), match, accelerators=8)
+    assert (row["tensor_parallelism"], row["pipeline_parallelism"], row["context_parallelism"], row["micro_batch_size"]) == (1, 1, 2, 2)
+    assert row["data_parallelism"] == 4 and row["configuration_source"] == "config file"
+    evidence = row["configuration_evidence"]
+    assert f"{LORA}/config_common.sh:1 TP=1" in evidence and f"{LORA}/config_1xXE9680Lx8B200-SXM-180GB.sh:10 CP=2" in evidence
+    assert "data parallelism 8 / (TP x PP x CP 2) = 4" in evidence
+    # what the log says stays the log's: a logged degree is not overwritten, nor said to come from the file
+    logged = with_config_file(RunConfiguration(tensor_parallelism=4, pipeline_parallelism=1, context_parallelism=2, micro_batch_size=1,
+                                               configuration_source="log"), match, accelerators=8)
+    assert logged["tensor_parallelism"] == 4 and logged["configuration_evidence"] is None

@@ -37,7 +37,7 @@ _SYSTEM_COLUMNS = ["interconnect_kind", "interconnect_gb_s", "scale_up_domain", 
 _CONFIGURATION_COLUMNS = ["tensor_parallelism", "pipeline_parallelism", "context_parallelism", "expert_parallelism",
                           "data_parallelism", "micro_batch_size", "global_batch_size", "precision_linear", "precision_source",
                           "precision_evidence", "precision_switch_step", "precision_after_switch", "implementation_config",
-                          "round_precision", "round_precision_evidence"]
+                          "configuration_evidence", "round_precision", "round_precision_evidence"]
 SINGLE_SOURCE_PEAK = "peak from a single unverified source"  # how an MFU against such a peak is marked, wherever shown
 # the rules' precision names -> the datasheet's columns
 _PEAK_COLUMN = {"fp32": "fp32", "tf32": "tf32", "bfloat16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp8": "fp8", "mxfp6": "fp6",

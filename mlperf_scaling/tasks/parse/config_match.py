@@ -14,7 +14,7 @@ import difflib
 import functools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mlperf_scaling.reference.lookup import classify_accelerator
 from mlperf_scaling.tasks.parse.implementation import ImplementationConfig
@@ -34,6 +34,9 @@ class ConfigMatch:
     config: ImplementationConfig  # the config matched, or the first of those that agree
     how: str  # which clues chose it, in words
     n_configs: int  # how many configs were left, all saying the same
+    # the settings (TP, PP, CP, micro-batch ...) every config left sets to the same value: a copy of a config in two
+    # folders (University of Florida's b200_nemo and hpg.dgxb200x8) still says its degrees
+    settings: dict[str, int] = field(default_factory=dict)
 
     @property
     def evidence(self) -> str:
@@ -214,8 +217,9 @@ def match_config(candidates: Iterable[ImplementationConfig], result: ResultClues
     if len({config.precision.key for config in left}) != 1:
         return None
     chosen = left[0]
+    agreed = {column: value for column, value in chosen.settings.items() if all(config.settings.get(column) == value for config in left)}
     if len(left) == 1:
         how = f"{chosen.path}" + (f", {' and '.join(used)}" if used else ", the only config of the benchmark")
     else:
         how = f"{chosen.path} and {len(left) - 1} more that say the same" + (f", {' and '.join(used)}" if used else ", every config of the benchmark")
-    return ConfigMatch(chosen, how, len(left))
+    return ConfigMatch(chosen, how, len(left), agreed)

@@ -102,7 +102,7 @@ class ImplementationConfig:
     name: str  # the file's stem without `config_`: what NVIDIA's logs print after :::DLPAL
     precision: PrecisionReading
     settings: dict[str, int] = field(default_factory=dict)  # tensor_parallelism ... global_batch_size
-    settings_evidence: str | None = None
+    settings_evidence: dict[str, str] = field(default_factory=dict)  # each setting's file, line and assignment
     from_scripts: bool = False  # the precision is the implementation's run scripts', not the config's own
     # set in NVIDIA's launcher's variables (DGXNGPU ...), which NVIDIA's and AMD's GPU implementations share: no Gaudi's,
     # TPU's or IPU's config (Supermicro's v3.0 H100 BERT configs are not what its Gaudi2 system ran)
@@ -260,17 +260,17 @@ class _Scripts:
         return PrecisionReading(lowest[0], None, (), lowest[1])
 
 
-def _settings(variables: dict[str, Setting]) -> tuple[dict[str, int], str | None]:
+def _settings(variables: dict[str, Setting]) -> tuple[dict[str, int], dict[str, str]]:
     out: dict[str, int] = {}
-    where: list[str] = []
+    where: dict[str, str] = {}
     for column, names in _DEGREE_NAMES.items():
         for name in names:
             setting = variables.get(name)
             if setting is not None and _COUNT.fullmatch(setting.value) and int(setting.value) > 0:
                 out[column] = int(setting.value)
-                where.append(f"{setting.where} {name}={setting.value}")
+                where[column] = f"{setting.where} {name}={setting.value}"
                 break
-    return out, "; ".join(where) or None
+    return out, where
 
 
 def _turned_off(variables: dict[str, Setting], precision: str | None) -> Setting | None:

@@ -11,6 +11,7 @@ every spelling seen is read (PRECISION_KEYS). NVIDIA's configuration names spell
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,11 @@ class PrintedConfiguration:
     mixed_precision: str | None = None  # Lightning's AMP line: the 16-bit wrapper, which does not rule out FP8 inside it
 
 
+@functools.lru_cache(maxsize=64)
+def _case_blind(word: str) -> re.Pattern:
+    return re.compile(re.escape(word), re.IGNORECASE)
+
+
 class _Head:
     """The text a log prints before run_start, searched only on the lines that hold a pattern's word: a NeMo log's head
     runs to 100 kB and more, and a regular expression tried at every line start of 112 MB (v5.1's language and
@@ -72,21 +78,29 @@ class _Head:
 
     def __init__(self, text: str):
         self.text = text
-        # lower() keeps offsets only for ASCII; anything else is searched whole
+        # lower() keeps offsets only for ASCII; in anything else (a log with one byte that is not UTF-8, an eighth of
+        # BERT's) the word is found by a case-blind expression, whose offsets are the text's own
         self.lower = text.lower() if text.isascii() else None
+
+    def find(self, word: str, start: int = 0) -> int:
+        """Where `word` (lower case) is next in the text, whatever its case; -1 where it is not."""
+        if self.lower is not None:
+            return self.lower.find(word, start)
+        found = _case_blind(word).search(self.text, start)
+        return -1 if found is None else found.start()
 
     def search(self, pattern: re.Pattern, word: str | None = None) -> re.Match | None:
         """pattern.search(text), where every match of `pattern` lies on a line holding `word` (lower case)."""
-        if self.lower is None or word is None:
+        if word is None:
             return pattern.search(self.text)
-        text, at = self.text, self.lower.find(word)
+        text, at = self.text, self.find(word)
         while at >= 0:
             line_start = text.rfind("\n", 0, at) + 1
             line_end = text.find("\n", at)
             line_end = len(text) if line_end < 0 else line_end
             if (found := pattern.search(text, line_start, line_end)) is not None:
                 return found
-            at = self.lower.find(word, line_end)
+            at = self.find(word, line_end)
         return None
 
     def first(self, pattern: re.Pattern, word: str | None = None) -> str | None:
@@ -102,8 +116,7 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
     # Lightning sets up its precision plugin as training starts, a little after run_start: looked for just beyond it
     window = (end if end >= 0 else len(text)) + 100_000
     at = text.find("Automatic Mixed Precision (AMP)", 0, window)
-    if head.lower is not None and at < 0 and not any(word in head.lower for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script",
-                                                                                      "namespace(")):
+    if at < 0 and not any(head.find(word) >= 0 for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script", "namespace(")):
         return None
     fp4, fp8 = head.first(_DUMP_FP4, "fp4"), head.first(_DUMP_FP8, "fp8")
     precision = evidence = None
@@ -123,10 +136,11 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
                                       "Engine layers under fp8_autocast)")
     elif head.search(_HUGECTR_MIXED, "use mixed precision") is not None:
         precision, evidence = "fp16", "HugeCTR's log: Use mixed precision: True (FP16 with a loss scaler)"
-    elif "namespace(" in (head.lower if head.lower is not None else head.text.lower()) and (sixteen_flag := head.first(_ARGUMENTS_SIXTEEN, "16=true")) is not None:
+    elif head.find("namespace(") >= 0 and (sixteen_flag := head.first(_ARGUMENTS_SIXTEEN, "16=true")) is not None:
         precision = "fp16" if sixteen_flag.lower() == "fp16" else "bfloat16"
         evidence = f"the arguments the log prints: {sixteen_flag}=True"
-    name = head.first(_PRINTED_NAME)
+    # each form looked for on the lines that hold its words: a pattern tried at every line start of a BERT head costs more than the rest
+    name = head.first(_PRINTED_NAME, ":::dlpal") or head.first(_PRINTED_NAME, "config shell script")
     amp_line = _AMP_LINE.search(text, max(at - 40, 0), at + 40) if at >= 0 else None
     amp = amp_line.group(1) if amp_line else None
     mixed = None if amp is None else "fp16" if amp == "16bit" else "bfloat16"

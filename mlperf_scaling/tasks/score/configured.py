@@ -66,21 +66,21 @@ def _same_class(logged: str | None, configured: str) -> bool:
 
 
 def with_config_file(configuration: RunConfiguration, match: ConfigMatch | None, mixed_precision: str | None = None,
-                     consensus: Callable[[], tuple[str, str] | None] = lambda: None) -> dict:
+                     consensus: Callable[[], tuple[str, str] | None] = lambda: None, accelerators: int | None = None) -> dict:
     """The score's configuration columns: the logs' where they speak, the config file's where they do not; last, for a
     model with no FP8 path (not a language model), the 16-bit mixed precision Lightning says it runs. What the round's
     other configs for the generation agree on goes beside (`round_precision`): below the submitter's own statement."""
-    row = _configured(configuration, match, mixed_precision)
+    row = _configured(configuration, match, mixed_precision, accelerators)
     # the round's other configs are asked only where the submitter's own files and logs said nothing
     said = consensus() if row["precision_linear"] is None else None
     row.update({"round_precision": said[0] if said else None, "round_precision_evidence": said[1] if said else None})
     return row
 
 
-def _configured(configuration: RunConfiguration, match: ConfigMatch | None, mixed_precision: str | None) -> dict:
+def _configured(configuration: RunConfiguration, match: ConfigMatch | None, mixed_precision: str | None, accelerators: int | None = None) -> dict:
     row = vars(configuration).copy()
     row.update({"precision_evidence": configuration.precision_source, "precision_switch_step": None, "precision_after_switch": None,
-                "implementation_config": None})
+                "implementation_config": None, "configuration_evidence": None})
     if match is None or match.config.precision.precision is None:
         if row["precision_linear"] is None and mixed_precision is not None:
             words = "16bit" if mixed_precision == "fp16" else "bfloat16"
@@ -96,13 +96,23 @@ def _configured(configuration: RunConfiguration, match: ConfigMatch | None, mixe
     # the switch a config sets holds for a log that states the same first precision (AMD's v6.0 LoRA logs mxfp4 and heals)
     if len(reading.phases) > 1 and _same_class(row["precision_linear"], reading.phases[0][0]):
         row.update({"precision_switch_step": reading.phases[1][1], "precision_after_switch": reading.phases[1][0]})
-    filled = False
-    for column, value in config.settings.items():
+    filled: list[str] = []
+    for column, value in match.settings.items():
         if column == "global_batch_size":
             continue  # the logged global batch is the score's (scores.global_batch_size)
-        if row.get(column) is None and match.n_configs == 1:
+        if row.get(column) is None:
             row[column] = value
-            filled = True
+            filled.append(config.settings_evidence.get(column, column))
+    if filled and match.n_configs > 1:
+        filled.append(f"the same in all {match.n_configs} configs left")
+    degrees = [row.get(column) for column in ("tensor_parallelism", "pipeline_parallelism")]
+    if filled and row.get("data_parallelism") is None and accelerators and all(degrees):
+        # what is left of the accelerators once the model is split: data parallelism, where the split divides them
+        product = degrees[0] * degrees[1] * (row.get("context_parallelism") or 1)  # type: ignore[operator]
+        if accelerators % product == 0:
+            row["data_parallelism"] = accelerators // product
+            filled.append(f"data parallelism {accelerators:,} / (TP x PP x CP {product}) = {accelerators // product}")
     if filled:
         row["configuration_source"] = CONFIG_FILE if row["configuration_source"] is None else f"{row['configuration_source']} and {CONFIG_FILE}"
+        row["configuration_evidence"] = "; ".join(filled)
     return row

@@ -341,7 +341,8 @@ def _assemble(c: RoundFacts, rules: RoundRules) -> RoundData:
                                 described.number_of_nodes if described else None, described.accelerators_per_node if described else None)),
                     Counter(mixed[key]).most_common(1)[0][0] if mixed.get(key) and without_fp8_path(info.canonical_name) else None,
                     functools.partial(implementations.consensus, benchmark, info.canonical_name,
-                                      described.accelerator_model_name if described else None)),
+                                      described.accelerator_model_name if described else None),
+                    described.accelerators if described else None),
             }
         )
 
