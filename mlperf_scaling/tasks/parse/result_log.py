@@ -17,7 +17,14 @@ import orjson
 import simdjson
 
 from mlperf_scaling.tasks.parse.numbers import BadNumber, finite_time, non_finite_in
-from mlperf_scaling.tasks.parse.run_config import PRECISION_KEYS, PRINTS_ITS_CONFIGURATION, PrintedConfiguration, printed_configuration
+from mlperf_scaling.tasks.parse.run_config import (
+    PRECISION_KEYS,
+    PRINTS_ITS_ARGUMENTS,
+    PRINTS_ITS_CONFIGURATION,
+    PrintedConfiguration,
+    printed_arguments,
+    printed_configuration,
+)
 
 MLLOG = "mllog"  # v0.7+  ":::MLLOG {json}"
 MLL = "mll"  # v0.6     ":::MLL <unix_s> <key>: {json}"
@@ -135,8 +142,11 @@ def parse_log(data: bytes | memoryview, keep: frozenset[str] = frozenset(), deco
     facts = LogFacts(log_format=detect_format(text))
     if facts.log_format == MLLOG:
         _parse_mllog(text, facts, keep, keep if decode is None else decode)
-        if facts.log_benchmark is not None and facts.log_benchmark.lower().startswith(PRINTS_ITS_CONFIGURATION):
+        benchmark = (facts.log_benchmark or "").lower()
+        if benchmark.startswith(PRINTS_ITS_CONFIGURATION):
             facts.printed = printed_configuration(text)
+        elif benchmark.startswith(PRINTS_ITS_ARGUMENTS):
+            facts.printed = printed_arguments(text)
     elif facts.log_format == MLL:
         _parse_mll(text, facts, keep)
     elif facts.log_format == MLP:

@@ -52,7 +52,9 @@ _PRINTED_NAME = re.compile(r"^:::DLPAL .* (\S+_\d+x\d+x\S*)\s*$|^Config shell sc
 _RUN_START = '"key": "run_start"'
 # the benchmarks whose runs print a configuration that says their precision (NeMo's, Megatron's, MaxText's): the language
 # models and the diffusion models; reading every other log for it would cost the main job a third more time
-PRINTS_ITS_CONFIGURATION = ("gpt", "llama", "stable_diffusion", "flux", "deepseek", "qwen", "mixtral", "bert", "dlrm")
+PRINTS_ITS_CONFIGURATION = ("gpt", "llama", "stable_diffusion", "flux", "deepseek", "qwen", "mixtral")
+# the benchmarks whose logs print their arguments (BERT) or their framework's settings (HugeCTR's DLRM): printed_arguments
+PRINTS_ITS_ARGUMENTS = ("bert", "dlrm")
 _ON = {"true", "'e2m1'", "hybrid", "e4m3", "e5m2", "'hybrid'", "'e4m3'", "'e5m2'"}
 
 
@@ -108,6 +110,33 @@ class _Head:
         return None if found is None else next((g for g in found.groups() if g is not None), None)
 
 
+def _printed_name(head: _Head) -> str | None:
+    # each form looked for on the lines that hold its words, not at every line start of a head of 100 kB
+    return head.first(_PRINTED_NAME, ":::dlpal") or head.first(_PRINTED_NAME, "config shell script")
+
+
+def printed_arguments(text: str) -> PrintedConfiguration | None:
+    """What BERT's and HugeCTR's DLRM logs print before run_start: BERT's parsed arguments (`Namespace(... fp16=True, ...
+    use_transformer_engine2=True ...)`, the Transformer Engine encoder being FP8), HugeCTR's `Use mixed precision: True`
+    (FP16), and NVIDIA's `:::DLPAL` config name. Each is a literal Python prints, so plain substring tests decide whether
+    a pattern is tried at all: these heads run to 100 kB a log, in the thousands of logs a round."""
+    end = text.find(_RUN_START)
+    head_text = text if end < 0 else text[:end]
+    head = _Head(head_text)
+    precision = evidence = None
+    if "use_transformer_engine2=True" in head_text and head.search(_ARGUMENTS_TE2, "use_transformer_engine2") is not None:
+        precision, evidence = "fp8", ("the arguments the log prints: use_transformer_engine2=True (BERT's encoder built from Transformer "
+                                      "Engine layers under fp8_autocast)")
+    elif "Use mixed precision: True" in head_text:
+        precision, evidence = "fp16", "HugeCTR's log: Use mixed precision: True (FP16 with a loss scaler)"
+    elif "Namespace(" in head_text and "16=True" in head_text and (flag := head.first(_ARGUMENTS_SIXTEEN, "16=true")) is not None:
+        precision, evidence = ("fp16" if flag.lower() == "fp16" else "bfloat16"), f"the arguments the log prints: {flag}=True"
+    name = _printed_name(head) if ":::DLPAL" in head_text else None
+    if precision is None and name is None:
+        return None
+    return PrintedConfiguration(precision, evidence, name)
+
+
 def printed_configuration(text: str) -> PrintedConfiguration | None:
     """Read what a log prints before run_start. The dump outranks names: NVFP4 runs were launched under names without
     `fp4` (Nebius's v5.1 B300), and FP8 runs print `fp4_recipe: nvfp4` and `precision: bf16-mixed` whatever they ran."""
@@ -116,7 +145,7 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
     # Lightning sets up its precision plugin as training starts, a little after run_start: looked for just beyond it
     window = (end if end >= 0 else len(text)) + 100_000
     at = text.find("Automatic Mixed Precision (AMP)", 0, window)
-    if at < 0 and not any(head.find(word) >= 0 for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script", "namespace(")):
+    if at < 0 and not any(head.find(word) >= 0 for word in ("fp4", "fp8", "precision", ":::dlpal", "config shell script")):
         return None
     fp4, fp8 = head.first(_DUMP_FP4, "fp4"), head.first(_DUMP_FP8, "fp8")
     precision = evidence = None
@@ -131,16 +160,7 @@ def printed_configuration(text: str) -> PrintedConfiguration | None:
         value = (sixteen.group(1) or sixteen.group(2)).lower()
         precision = "fp16" if value in ("fp16", "16", "16-mixed") else "bfloat16"
         evidence = "the configuration the log prints: " + re.sub(r"^\d+:\s*", "", sixteen.group(0).strip())
-    elif head.search(_ARGUMENTS_TE2, "use_transformer_engine2") is not None:
-        precision, evidence = "fp8", ("the arguments the log prints: use_transformer_engine2=True (BERT's encoder built from Transformer "
-                                      "Engine layers under fp8_autocast)")
-    elif head.search(_HUGECTR_MIXED, "use mixed precision") is not None:
-        precision, evidence = "fp16", "HugeCTR's log: Use mixed precision: True (FP16 with a loss scaler)"
-    elif head.find("namespace(") >= 0 and (sixteen_flag := head.first(_ARGUMENTS_SIXTEEN, "16=true")) is not None:
-        precision = "fp16" if sixteen_flag.lower() == "fp16" else "bfloat16"
-        evidence = f"the arguments the log prints: {sixteen_flag}=True"
-    # each form looked for on the lines that hold its words: a pattern tried at every line start of a BERT head costs more than the rest
-    name = head.first(_PRINTED_NAME, ":::dlpal") or head.first(_PRINTED_NAME, "config shell script")
+    name = _printed_name(head)
     amp_line = _AMP_LINE.search(text, max(at - 40, 0), at + 40) if at >= 0 else None
     amp = amp_line.group(1) if amp_line else None
     mixed = None if amp is None else "fp16" if amp == "16bit" else "bfloat16"
