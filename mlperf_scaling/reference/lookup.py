@@ -271,6 +271,11 @@ def reference_digest(*names: str) -> str:
     return digest.hexdigest()[:10]
 
 
+# the vendors whose accelerators are GPUs: NVIDIA's launcher and MLPerf's FP16 AMP implementations are theirs, a TPU's,
+# Gaudi's or IPU's not (AcceleratorSpec.architecture and AcceleratorClass.vendor begin with the vendor)
+GPU_VENDORS = ("NVIDIA", "AMD")
+
+
 @dataclass(frozen=True)
 class AcceleratorSpec:
     """An accelerator's datasheet: peak dense TFLOP/s per precision, memory, bandwidth, TDP, year, and where each row's

@@ -29,7 +29,7 @@ import polars as pl
 
 from mlperf_scaling.contracts.common import frame_schema
 from mlperf_scaling.contracts.result_context import ResultContextSchema
-from mlperf_scaling.reference.lookup import AcceleratorSpec, accelerator_spec, benchmark_work, canonical_benchmark, precision_statement
+from mlperf_scaling.reference.lookup import GPU_VENDORS, AcceleratorSpec, accelerator_spec, benchmark_work, canonical_benchmark, precision_statement
 from mlperf_scaling.tasks.metrics.accelerators import with_accelerator_classes
 
 _SYSTEM_COLUMNS = ["interconnect_kind", "interconnect_gb_s", "scale_up_domain", "network_kind", "network_gbit_s_per_node",
@@ -81,7 +81,7 @@ def run_precision(logged: str | None, logged_from: str | None, round_name: str, 
         return RunPrecision(None, None, None)
     if is_llm and spec.peak_tflops.get("fp8"):
         return RunPrecision("fp8", "assumed", "the log, the configuration and the submitter say nothing; an LLM on an accelerator with FP8")
-    if benchmark in THIRTY_TWO_BIT_BY_DEFAULT and spec.architecture.startswith(("NVIDIA", "AMD")):  # a TPU's matrix units run BF16
+    if benchmark in THIRTY_TWO_BIT_BY_DEFAULT and spec.architecture.startswith(GPU_VENDORS):  # a TPU's matrix units run BF16
         return RunPrecision("tf32" if spec.peak_tflops.get("tf32") else "fp32", "assumed",
                             f"the log, the configuration and the submitter say nothing; {THIRTY_TWO_BIT_BY_DEFAULT[benchmark]}")
     peaks = spec.peak_tflops

@@ -16,10 +16,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from mlperf_scaling.reference.lookup import classify_accelerator
+from mlperf_scaling.reference.lookup import GPU_VENDORS, classify_accelerator
 from mlperf_scaling.tasks.parse.implementation import ImplementationConfig
-
-GPU_VENDORS = ("NVIDIA", "AMD")
 
 _SHAPE = re.compile(r"(?:^|[_-])0*(\d+)x0*(\d+)(?=x|_|$)", re.I)
 _SUFFIX = re.compile(r"_\d+x\d+.*$", re.I)
