@@ -47,7 +47,6 @@ _AMP_LINE = re.compile(r"Using (16bit|bfloat16) Automatic Mixed Precision \(AMP\
 # (the dump is wrapped over lines, each behind its rank: `0: pg=1, ..., use_transformer_engine2=True, n_gpu=8, ...`)
 _ARGUMENTS_TE2 = re.compile(r"(?<![\w.])use_transformer_engine2=True\b")
 _ARGUMENTS_SIXTEEN = re.compile(r"(?<![\w.])(fp16|bf16)=True\b")
-_HUGECTR_MIXED = re.compile(r"\bUse mixed precision: True\b")
 _PRINTED_NAME = re.compile(r"^:::DLPAL .* (\S+_\d+x\d+x\S*)\s*$|^Config shell script: (?:\S*/)?(config_\S+\.sh)\s*$", re.M)
 _RUN_START = '"key": "run_start"'
 # the benchmarks whose runs print a configuration that says their precision (NeMo's, Megatron's, MaxText's): the language
@@ -122,16 +121,17 @@ def printed_arguments(text: str) -> PrintedConfiguration | None:
     a pattern is tried at all: these heads run to 100 kB a log, in the thousands of logs a round."""
     end = text.find(_RUN_START)
     head_text = text if end < 0 else text[:end]
-    head = _Head(head_text)
+    # the lower-cased copy only where a pattern is to be tried: most of these heads say none of it
+    head = _Head(head_text) if any(word in head_text for word in ("use_transformer_engine2=True", "16=True", ":::DLPAL")) else None
     precision = evidence = None
-    if "use_transformer_engine2=True" in head_text and head.search(_ARGUMENTS_TE2, "use_transformer_engine2") is not None:
+    if head is not None and "use_transformer_engine2=True" in head_text and head.search(_ARGUMENTS_TE2, "use_transformer_engine2") is not None:
         precision, evidence = "fp8", ("the arguments the log prints: use_transformer_engine2=True (BERT's encoder built from Transformer "
                                       "Engine layers under fp8_autocast)")
     elif "Use mixed precision: True" in head_text:
         precision, evidence = "fp16", "HugeCTR's log: Use mixed precision: True (FP16 with a loss scaler)"
-    elif "Namespace(" in head_text and "16=True" in head_text and (flag := head.first(_ARGUMENTS_SIXTEEN, "16=true")) is not None:
+    elif head is not None and "Namespace(" in head_text and "16=True" in head_text and (flag := head.first(_ARGUMENTS_SIXTEEN, "16=true")) is not None:
         precision, evidence = ("fp16" if flag.lower() == "fp16" else "bfloat16"), f"the arguments the log prints: {flag}=True"
-    name = _printed_name(head) if ":::DLPAL" in head_text else None
+    name = _printed_name(head) if head is not None and ":::DLPAL" in head_text else None
     if precision is None and name is None:
         return None
     return PrintedConfiguration(precision, evidence, name)
